@@ -1,0 +1,338 @@
+#!/usr/bin/env bash
+# A real Apache RocketMQ (one name server + one broker) on loopback, for the
+# integration tests and the demo. The jars come from Maven Central through
+# scripts/rocketmq/pom.xml; nothing is installed outside this repository.
+#
+#   scripts/rocketmq.sh fetch              resolve the jars into scripts/.rocketmq/
+#                                          (idempotent; prints nothing once cached)
+#   scripts/rocketmq.sh start DIR          fetch, then start name server + broker with
+#                                          their config, stores and logs under DIR; returns
+#                                          once both printed their "boot success" line
+#   scripts/rocketmq.sh stop DIR           SIGTERM both, wait, SIGKILL after a grace period
+#   scripts/rocketmq.sh stop-broker DIR    stop only the broker (fault tests)
+#   scripts/rocketmq.sh start-broker DIR   start the broker again on the same port
+#   scripts/rocketmq.sh admin DIR ARGS...  run mqadmin against that name server, e.g.
+#                                          admin DIR queryMsgByKey -t TOPIC -k KEY
+#
+# `start` writes DIR/env (sourceable shell, one KEY=VALUE per line):
+#   NAMESRV_ADDR=127.0.0.1:PORT   name server, for route lookups
+#   BROKER_ADDR=127.0.0.1:PORT    broker (it also listens on PORT-2 and PORT+1)
+#   NAMESRV_PID=...  BROKER_PID=...
+#   ROCKETMQ_DIR=DIR
+# Test runners export OUTPOST_ROCKETMQ_ENV=DIR/env; the RocketMQ integration
+# tests skip (exit 77) when it is unset.
+#
+# Knobs (environment): ROCKETMQ_START_TIMEOUT (seconds, default 180),
+# ROCKETMQ_STOP_TIMEOUT (seconds, default 30), ROCKETMQ_NAMESRV_PORT and
+# ROCKETMQ_BROKER_PORT (fixed ports instead of free ones), JAVA (java binary).
+#
+# The name server and the broker's two remoting ports bind 127.0.0.1. The
+# broker's HA port (PORT+1) binds the wildcard address: RocketMQ 5.3 has no
+# setting for its address. Nothing ever connects to it (no replicas).
+set -euo pipefail
+
+script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+pom="$script_dir/rocketmq/pom.xml"
+cache_dir="$script_dir/.rocketmq"
+java_bin=${JAVA:-java}
+start_timeout=${ROCKETMQ_START_TIMEOUT:-180}
+stop_timeout=${ROCKETMQ_STOP_TIMEOUT:-30}
+jvm_memory=(-Xms256m -Xmx512m -XX:MaxDirectMemorySize=512m)
+
+die() {
+  echo "rocketmq.sh: $*" >&2
+  exit 1
+}
+
+usage() {
+  sed -n '2,27p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  exit 2
+}
+
+rocketmq_version() {
+  sed -n 's|.*<rocketmq.version>\(.*\)</rocketmq.version>.*|\1|p' "$pom"
+}
+
+lib_dir() {
+  echo "$cache_dir/lib-$(rocketmq_version)"
+}
+
+require_java() {
+  command -v "$java_bin" >/dev/null 2>&1 ||
+    die "java not found (need a JRE >= 11; on Debian: apt-get install -y openjdk-17-jre-headless)"
+}
+
+# Resolves the jars once; a stamp holding the pom's checksum marks a complete copy,
+# so an interrupted download is redone rather than trusted.
+cmd_fetch() {
+  local lib stamp sum
+  lib=$(lib_dir)
+  stamp="$lib/.complete"
+  sum=$(sha256sum "$pom" | cut -d' ' -f1)
+  if [[ -f "$stamp" && "$(cat "$stamp")" == "$sum" ]]; then
+    return 0
+  fi
+  command -v mvn >/dev/null 2>&1 ||
+    die "mvn not found (on Debian: apt-get install -y maven openjdk-17-jdk-headless)"
+  require_java
+  rm -rf "$lib.partial"
+  mkdir -p "$cache_dir"
+  local log="$cache_dir/fetch.log"
+  if ! mvn -q -B -f "$pom" dependency:copy-dependencies -DincludeScope=runtime \
+    -DoutputDirectory="$lib.partial" >"$log" 2>&1; then
+    tail -n 30 "$log" >&2
+    die "mvn could not resolve RocketMQ $(rocketmq_version) from Maven Central (full log: $log)"
+  fi
+  ls "$lib.partial"/rocketmq-broker-*.jar >/dev/null 2>&1 ||
+    die "mvn finished but rocketmq-broker is missing from $lib.partial"
+  rm -rf "$lib"
+  mv "$lib.partial" "$lib"
+  echo "$sum" >"$stamp"
+  echo "rocketmq.sh: RocketMQ $(rocketmq_version) jars ready in $lib"
+}
+
+port_is_free() {
+  local port=$1
+  ((port > 1024 && port < 65536)) || return 1
+  [[ -z "$(ss -Htan "( sport = :$port )" 2>/dev/null)" ]]
+}
+
+# Prints a broker port P such that P-2, P and P+1 are free (the broker binds all three).
+broker_port_triple_free() {
+  port_is_free $(($1 - 2)) && port_is_free "$1" && port_is_free $(($1 + 1))
+}
+
+pick_port() {
+  local check=$1 tries=0 port
+  while ((tries < 100)); do
+    port=$((20000 + (RANDOM * 32768 + RANDOM) % 40000))
+    if "$check" "$port"; then
+      echo "$port"
+      return 0
+    fi
+    tries=$((tries + 1))
+  done
+  die "no free loopback port found after 100 tries"
+}
+
+# Starts one JVM in its own session so it outlives the calling shell; prints its pid.
+launch() {
+  local dir=$1 out=$2 main=$3
+  shift 3
+  : >"$out"
+  (
+    cd "$dir"
+    export ROCKETMQ_HOME="$dir/home"
+    exec setsid "$java_bin" "${jvm_memory[@]}" -XX:-OmitStackTraceInFastThrow \
+      -Duser.home="$dir/home" -Drocketmq.home.dir="$dir/home" \
+      -cp "$(lib_dir)/*" "$main" "$@" >"$out" 2>&1 </dev/null
+  ) &
+  echo $!
+}
+
+# Waits for `pattern` in `out` while `pid` lives; on failure prints the log tail and stops pid.
+wait_ready() {
+  local what=$1 pid=$2 out=$3 pattern=$4 log=$5
+  local deadline=$((SECONDS + start_timeout))
+  while ((SECONDS < deadline)); do
+    if grep -q "$pattern" "$out" 2>/dev/null; then
+      return 0
+    fi
+    if ! kill -0 "$pid" 2>/dev/null; then
+      echo "---- last lines of $out" >&2
+      tail -n 40 "$out" >&2
+      [[ -f "$log" ]] && { echo "---- last lines of $log" >&2; tail -n 20 "$log" >&2; }
+      die "$what exited before it was ready (see $out)"
+    fi
+    sleep 0.5
+  done
+  echo "---- last lines of $out" >&2
+  tail -n 40 "$out" >&2
+  [[ -f "$log" ]] && { echo "---- last lines of $log" >&2; tail -n 20 "$log" >&2; }
+  kill -KILL "$pid" 2>/dev/null || true
+  die "$what was not ready within ${start_timeout}s (ROCKETMQ_START_TIMEOUT); killed it"
+}
+
+write_broker_conf() {
+  local dir=$1 port=$2 namesrv=$3
+  cat >"$dir/broker.conf" <<EOF
+brokerClusterName=OutpostCluster
+brokerName=outpost-broker-a
+brokerId=0
+brokerRole=ASYNC_MASTER
+flushDiskType=ASYNC_FLUSH
+bindAddress=127.0.0.1
+listenPort=$port
+brokerIP1=127.0.0.1
+namesrvAddr=$namesrv
+autoCreateTopicEnable=true
+storePathRootDir=$dir/store
+storePathCommitLog=$dir/store/commitlog
+mappedFileSizeCommitLog=104857600
+maxIndexNum=1000
+maxHashSlotNum=4000
+timerWheelEnable=false
+fileReservedTime=1
+EOF
+}
+
+# Only signals pids that are still the JVM started for this DIR (pids get reused).
+is_ours() {
+  local pid=$1 dir=$2
+  [[ -n "$pid" && -r "/proc/$pid/cmdline" ]] &&
+    tr '\0' ' ' <"/proc/$pid/cmdline" | grep -qF -- "-Duser.home=$dir/home"
+}
+
+stop_pid() {
+  local what=$1 pid=$2 dir=$3
+  is_ours "$pid" "$dir" || return 0
+  kill -TERM "$pid" 2>/dev/null || return 0
+  local deadline=$((SECONDS + stop_timeout))
+  while ((SECONDS < deadline)) && is_ours "$pid" "$dir"; do
+    sleep 0.2
+  done
+  if is_ours "$pid" "$dir"; then
+    echo "rocketmq.sh: $what (pid $pid) ignored SIGTERM for ${stop_timeout}s; sending SIGKILL" >&2
+    kill -KILL "$pid" 2>/dev/null || true
+    while is_ours "$pid" "$dir"; do sleep 0.1; done
+  fi
+}
+
+abs_dir() {
+  [[ -n "${1:-}" ]] || usage
+  mkdir -p "$1"
+  (cd "$1" && pwd)
+}
+
+load_env() {
+  local dir=$1
+  [[ -f "$dir/env" ]] || die "$dir/env not found: was '$0 start $dir' run?"
+  # shellcheck disable=SC1091
+  source "$dir/env"
+}
+
+write_env() {
+  local dir=$1
+  cat >"$dir/env.tmp" <<EOF
+NAMESRV_ADDR=127.0.0.1:$namesrv_port
+BROKER_ADDR=127.0.0.1:$broker_port
+NAMESRV_PID=$namesrv_pid
+BROKER_PID=$broker_pid
+ROCKETMQ_DIR=$dir
+EOF
+  mv "$dir/env.tmp" "$dir/env"
+}
+
+start_broker_in() {
+  local dir=$1
+  broker_triple_or_die "$broker_port"
+  write_broker_conf "$dir" "$broker_port" "127.0.0.1:$namesrv_port"
+  broker_pid=$(launch "$dir" "$dir/broker.out" org.apache.rocketmq.broker.BrokerStartup \
+    -c "$dir/broker.conf" -n "127.0.0.1:$namesrv_port")
+  echo "$broker_pid" >"$dir/broker.pid"
+  write_env "$dir"
+  wait_ready "broker" "$broker_pid" "$dir/broker.out" "boot success" \
+    "$dir/home/logs/rocketmqlogs/broker.log"
+}
+
+broker_triple_or_die() {
+  local p=$1 q
+  for q in $((p - 2)) "$p" $((p + 1)); do
+    port_is_free "$q" || die "port $q is busy (the broker needs $((p - 2)), $p and $((p + 1)))"
+  done
+}
+
+cmd_start() {
+  local dir
+  dir=$(abs_dir "${1:-}")
+  if [[ -f "$dir/env" ]]; then
+    # shellcheck disable=SC1091
+    source "$dir/env"
+    if is_ours "${NAMESRV_PID:-}" "$dir" || is_ours "${BROKER_PID:-}" "$dir"; then
+      die "RocketMQ already runs in $dir (stop it first: $0 stop $dir)"
+    fi
+    rm -f "$dir/env"
+  fi
+  require_java
+  cmd_fetch
+  command -v ss >/dev/null 2>&1 || die "ss not found (on Debian: apt-get install -y iproute2)"
+  mkdir -p "$dir/home" "$dir/store"
+
+  namesrv_port=${ROCKETMQ_NAMESRV_PORT:-$(pick_port port_is_free)}
+  port_is_free "$namesrv_port" || die "name server port $namesrv_port is busy"
+  broker_port=${ROCKETMQ_BROKER_PORT:-}
+  if [[ -z "$broker_port" ]]; then
+    broker_port=$(pick_port broker_port_triple_free)
+    while ((namesrv_port >= broker_port - 2 && namesrv_port <= broker_port + 1)); do
+      broker_port=$(pick_port broker_port_triple_free)
+    done
+  fi
+
+  printf 'listenPort=%s\nbindAddress=127.0.0.1\n' "$namesrv_port" >"$dir/namesrv.conf"
+  namesrv_pid=$(launch "$dir" "$dir/namesrv.out" org.apache.rocketmq.namesrv.NamesrvStartup \
+    -c "$dir/namesrv.conf")
+  broker_pid=""
+  write_env "$dir"
+  wait_ready "name server" "$namesrv_pid" "$dir/namesrv.out" "The Name Server boot success" \
+    "$dir/home/logs/rocketmqlogs/namesrv.log"
+
+  if ! (start_broker_in "$dir"); then
+    stop_pid "name server" "$namesrv_pid" "$dir"
+    exit 1
+  fi
+  broker_pid=$(cat "$dir/broker.pid")
+  write_env "$dir"
+  echo "rocketmq.sh: name server 127.0.0.1:$namesrv_port, broker 127.0.0.1:$broker_port; env in $dir/env"
+}
+
+cmd_start_broker() {
+  local dir
+  dir=$(abs_dir "${1:-}")
+  load_env "$dir"
+  is_ours "${BROKER_PID:-}" "$dir" && die "the broker already runs in $dir (pid $BROKER_PID)"
+  namesrv_port=${NAMESRV_ADDR##*:}
+  broker_port=${BROKER_ADDR##*:}
+  namesrv_pid=$NAMESRV_PID
+  start_broker_in "$dir"
+}
+
+cmd_stop() {
+  local dir
+  dir=$(abs_dir "${1:-}")
+  [[ -f "$dir/env" ]] || return 0
+  load_env "$dir"
+  stop_pid "broker" "${BROKER_PID:-}" "$dir"
+  stop_pid "name server" "${NAMESRV_PID:-}" "$dir"
+}
+
+cmd_stop_broker() {
+  local dir
+  dir=$(abs_dir "${1:-}")
+  load_env "$dir"
+  stop_pid "broker" "${BROKER_PID:-}" "$dir"
+}
+
+cmd_admin() {
+  local dir
+  dir=$(abs_dir "${1:-}")
+  shift
+  (($# > 0)) || die "admin needs a mqadmin sub-command, e.g. clusterList"
+  load_env "$dir"
+  require_java
+  local sub=$1
+  shift
+  ROCKETMQ_HOME="$dir/home" "$java_bin" -Xms64m -Xmx256m -Duser.home="$dir/home" \
+    -Dlogback.statusListenerClass=org.apache.rocketmq.logging.ch.qos.logback.core.status.NopStatusListener \
+    -cp "$(lib_dir)/*" org.apache.rocketmq.tools.command.MQAdminStartup \
+    "$sub" -n "$NAMESRV_ADDR" "$@"
+}
+
+case "${1:-}" in
+  fetch) cmd_fetch ;;
+  start) cmd_start "${2:-}" ;;
+  stop) cmd_stop "${2:-}" ;;
+  start-broker) cmd_start_broker "${2:-}" ;;
+  stop-broker) cmd_stop_broker "${2:-}" ;;
+  admin) shift && cmd_admin "$@" ;;
+  *) usage ;;
+esac
