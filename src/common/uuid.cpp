@@ -1,0 +1,69 @@
+#include "common/uuid.h"
+
+#include <sys/random.h>
+
+#include <array>
+#include <cctype>
+#include <cstdio>
+#include <mutex>
+
+namespace outpost {
+namespace {
+
+void fill_random(uint8_t* out, size_t size) {
+    size_t done = 0;
+    while (done < size) {
+        ssize_t got = getrandom(out + done, size - done, 0);
+        if (got > 0) done += static_cast<size_t>(got);
+    }
+}
+
+std::mutex g_mutex;
+uint64_t g_last_ms = 0;   // guarded by g_mutex
+uint32_t g_counter = 0;   // guarded by g_mutex; 12 bits used
+
+}  // namespace
+
+std::string make_uuid_v7(int64_t unix_ms) {
+    uint64_t ms = unix_ms < 0 ? 0 : static_cast<uint64_t>(unix_ms);
+    uint32_t counter;
+    {
+        std::lock_guard<std::mutex> lock(g_mutex);
+        if (ms > g_last_ms) {
+            g_last_ms = ms;
+            g_counter = 0;
+        } else if (++g_counter > 0xFFF) {
+            // Counter exhausted or the clock went backwards: borrow the next
+            // millisecond so ids keep increasing.
+            ++g_last_ms;
+            g_counter = 0;
+        }
+        ms = g_last_ms;
+        counter = g_counter;
+    }
+    std::array<uint8_t, 16> b{};
+    fill_random(b.data() + 8, 8);
+    for (int i = 0; i < 6; ++i) b[i] = static_cast<uint8_t>(ms >> (40 - 8 * i));
+    b[6] = static_cast<uint8_t>(0x70 | ((counter >> 8) & 0x0F));
+    b[7] = static_cast<uint8_t>(counter & 0xFF);
+    b[8] = static_cast<uint8_t>(0x80 | (b[8] & 0x3F));
+    char text[37];
+    std::snprintf(text, sizeof text,
+                  "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
+                  b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
+                  b[14], b[15]);
+    return std::string(text, 36);
+}
+
+bool is_canonical_uuid(const std::string& text) {
+    if (text.size() != 36) return false;
+    for (size_t i = 0; i < text.size(); ++i) {
+        bool dash = i == 8 || i == 13 || i == 18 || i == 23;
+        if (dash ? text[i] != '-' : !std::isxdigit(static_cast<unsigned char>(text[i]))) {
+            return false;
+        }
+    }
+    return true;
+}
+
+}  // namespace outpost

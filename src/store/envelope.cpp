@@ -1,0 +1,196 @@
+#include "store/envelope.h"
+
+#include <time.h>
+
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+
+#include <nlohmann/json.hpp>
+
+namespace outpost::store {
+namespace {
+
+using nlohmann::json;
+
+bool all_chars(const std::string& text, size_t max, bool (*ok)(char)) {
+    if (text.empty() || text.size() > max) return false;
+    for (char c : text) {
+        if (!ok(c)) return false;
+    }
+    return true;
+}
+
+Status invalid(const std::string& message) {
+    return Status::error(StatusCode::kInvalidArgument, message);
+}
+
+Status validate_text_field(const char* name, const std::string& value, size_t max) {
+    if (value.size() > max) {
+        return invalid(std::string(name) + " is " + std::to_string(value.size()) +
+                       " bytes; at most " + std::to_string(max) + " allowed");
+    }
+    if (!is_valid_utf8(value)) return invalid(std::string(name) + " is not valid UTF-8");
+    return Status::ok();
+}
+
+json common_fields(const std::string& event_type, const std::string& device_id,
+                   const std::string& aggregate_type, const std::string& aggregate_id,
+                   const EnvelopeContext& context) {
+    return json{{"eventId", context.event_id},
+                {"eventType", event_type},
+                {"schemaVersion", kSchemaVersion},
+                {"gatewayId", context.gateway_id},
+                {"deviceId", device_id},
+                {"seq", context.seq},
+                {"aggregateType", aggregate_type},
+                {"aggregateId", aggregate_id},
+                {"occurredAt", format_rfc3339_ms(context.wall_ms)},
+                {"bootId", context.boot_id},
+                {"uptimeMs", context.uptime_ms}};
+}
+
+}  // namespace
+
+bool is_valid_identifier(const std::string& text) {
+    return all_chars(text, 64, [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
+    });
+}
+
+bool is_valid_event_type(const std::string& text) {
+    if (text.empty() || !std::isupper(static_cast<unsigned char>(text[0]))) return false;
+    return all_chars(text, 64, [](char c) {
+        return std::isupper(static_cast<unsigned char>(c)) ||
+               std::isdigit(static_cast<unsigned char>(c)) || c == '_';
+    });
+}
+
+bool is_valid_utf8(const std::string& text) {
+    size_t i = 0;
+    while (i < text.size()) {
+        auto c = static_cast<unsigned char>(text[i]);
+        size_t extra;
+        uint32_t code;
+        if (c < 0x80) {
+            ++i;
+            continue;
+        } else if ((c & 0xE0) == 0xC0) {
+            extra = 1;
+            code = c & 0x1F;
+        } else if ((c & 0xF0) == 0xE0) {
+            extra = 2;
+            code = c & 0x0F;
+        } else if ((c & 0xF8) == 0xF0) {
+            extra = 3;
+            code = c & 0x07;
+        } else {
+            return false;
+        }
+        if (i + extra >= text.size()) return false;  // truncated sequence
+        for (size_t k = 1; k <= extra; ++k) {
+            auto cc = static_cast<unsigned char>(text[i + k]);
+            if ((cc & 0xC0) != 0x80) return false;
+            code = (code << 6) | (cc & 0x3F);
+        }
+        // Reject overlong forms, surrogates and values beyond Unicode.
+        static const uint32_t kMin[] = {0, 0x80, 0x800, 0x10000};
+        if (code < kMin[extra] || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF)) {
+            return false;
+        }
+        i += extra + 1;
+    }
+    return true;
+}
+
+Status validate_alarm(const Alarm& alarm) {
+    if (!is_valid_identifier(alarm.device_id)) {
+        return invalid("device_id '" + alarm.device_id + "' must match [A-Za-z0-9._-]{1,64}");
+    }
+    if (alarm.alarm_type.empty()) return invalid("alarm_type is required");
+    if (Status s = validate_text_field("alarm_type", alarm.alarm_type, 64); !s) return s;
+    if (!is_valid_event_type(alarm.event_type)) {
+        return invalid("event_type '" + alarm.event_type + "' must match [A-Z][A-Z0-9_]{0,63}");
+    }
+    if (alarm.value && !std::isfinite(*alarm.value)) return invalid("value must be finite");
+    if (Status s = validate_text_field("unit", alarm.unit, 32); !s) return s;
+    if (Status s = validate_text_field("text", alarm.text, 1024); !s) return s;
+    return validate_text_field("idempotency_key", alarm.idempotency_key, kMaxIdempotencyKeyBytes);
+}
+
+Status validate_event(const Event& event) {
+    if (!is_valid_event_type(event.event_type)) {
+        return invalid("event_type '" + event.event_type + "' must match [A-Z][A-Z0-9_]{0,63}");
+    }
+    if (!is_valid_identifier(event.device_id)) {
+        return invalid("device_id '" + event.device_id + "' must match [A-Za-z0-9._-]{1,64}");
+    }
+    if (event.aggregate_type.empty() || event.aggregate_id.empty()) {
+        return invalid("aggregate_type and aggregate_id are required");
+    }
+    if (Status s = validate_text_field("aggregate_type", event.aggregate_type, 64); !s) return s;
+    if (Status s = validate_text_field("aggregate_id", event.aggregate_id, 256); !s) return s;
+    if (Status s = validate_text_field("idempotency_key", event.idempotency_key,
+                                       kMaxIdempotencyKeyBytes);
+        !s) {
+        return s;
+    }
+    json payload = json::parse(event.payload_json, nullptr, /*allow_exceptions=*/false);
+    if (payload.is_discarded()) return invalid("payload_json is not valid JSON");
+    if (!payload.is_object()) return invalid("payload_json must be a JSON object");
+    return Status::ok();
+}
+
+std::string alarm_envelope(const Alarm& alarm, const EnvelopeContext& context) {
+    json envelope = common_fields(alarm.event_type, alarm.device_id, "alarm",
+                                  alarm.device_id + "/" + alarm.alarm_type, context);
+    json payload{{"alarmType", alarm.alarm_type}, {"severity", severity_name(alarm.severity)}};
+    if (alarm.value) payload["value"] = *alarm.value;
+    if (!alarm.unit.empty()) payload["unit"] = alarm.unit;
+    if (!alarm.text.empty()) payload["text"] = alarm.text;
+    envelope["payload"] = std::move(payload);
+    return envelope.dump();
+}
+
+std::string event_envelope(const Event& event, const EnvelopeContext& context) {
+    json envelope = common_fields(event.event_type, event.device_id, event.aggregate_type,
+                                  event.aggregate_id, context);
+    envelope["payload"] = json::parse(event.payload_json, nullptr, false);
+    return envelope.dump();
+}
+
+std::string format_rfc3339_ms(int64_t unix_ms) {
+    time_t seconds = static_cast<time_t>(unix_ms >= 0 ? unix_ms / 1000 : (unix_ms - 999) / 1000);
+    int millis = static_cast<int>(unix_ms - static_cast<int64_t>(seconds) * 1000);
+    tm utc{};
+    gmtime_r(&seconds, &utc);
+    char text[64];
+    std::snprintf(text, sizeof text, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", utc.tm_year + 1900,
+                  utc.tm_mon + 1, utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec, millis);
+    return text;
+}
+
+}  // namespace outpost::store
+
+namespace outpost {
+
+const char* severity_name(Severity severity) {
+    switch (severity) {
+        case Severity::kInfo: return "info";
+        case Severity::kWarning: return "warning";
+        case Severity::kMinor: return "minor";
+        case Severity::kMajor: return "major";
+        case Severity::kCritical: return "critical";
+    }
+    return "major";
+}
+
+std::optional<Severity> parse_severity(const std::string& name) {
+    for (Severity s : {Severity::kInfo, Severity::kWarning, Severity::kMinor, Severity::kMajor,
+                       Severity::kCritical}) {
+        if (name == severity_name(s)) return s;
+    }
+    return std::nullopt;
+}
+
+}  // namespace outpost

@@ -1,0 +1,59 @@
+#include "store/migrations.h"
+
+#include <string>
+
+namespace outpost::store {
+
+int latest_schema_version() { return kMigrations.empty() ? 0 : kMigrations.back().number; }
+
+Result<int> check_schema_version(Db& db) {
+    auto version = db.query_int("PRAGMA user_version", "reading schema version");
+    if (!version) return version.status();
+    if (*version > latest_schema_version()) {
+        return Status::error(StatusCode::kVersionTooNew,
+                             "database schema version " + std::to_string(*version) +
+                                 " is newer than this build's " +
+                                 std::to_string(latest_schema_version()) +
+                                 "; run a newer Outpost (downgrades are refused)");
+    }
+    if (*version < 0) {
+        return Status::error(StatusCode::kCorruption,
+                             "negative schema version " + std::to_string(*version));
+    }
+    return static_cast<int>(*version);
+}
+
+Status apply_migrations(Db& db, int current_version) {
+    for (const Migration& migration : kMigrations) {
+        if (migration.number <= current_version) continue;
+        const std::string what = std::string("applying migration ") + migration.name;
+        // IMMEDIATE: take the write lock first, so two processes opening a new
+        // database at once cannot both apply the same migration.
+        Status status = db.exec("BEGIN IMMEDIATE", what);
+        if (!status) return status;
+        auto version = db.query_int("PRAGMA user_version", what);
+        if (!version) {
+            db.exec("ROLLBACK", what);
+            return version.status();
+        }
+        if (*version >= migration.number) {  // another process got there first
+            status = db.exec("COMMIT", what);
+            if (!status) return status;
+            continue;
+        }
+        status = db.exec(migration.sql, what);
+        if (status) {
+            status = db.exec("PRAGMA user_version = " + std::to_string(migration.number), what);
+        }
+        if (!status) {
+            db.exec("ROLLBACK", what);
+            return status;
+        }
+        // Durable like any other commit (synchronous=FULL is already set).
+        status = db.exec("COMMIT", what);
+        if (!status) return status;
+    }
+    return Status::ok();
+}
+
+}  // namespace outpost::store

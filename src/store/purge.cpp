@@ -1,0 +1,54 @@
+#include "store/purge.h"
+
+#include <string>
+
+namespace outpost::store {
+namespace {
+
+// The rows to purge, as a subquery: ?1 expired_only, ?2 boot id, ?3 uptime
+// now, ?4 retention, ?5 limit.
+constexpr const char* kVictims =
+    "SELECT id FROM outbox WHERE state = 1"
+    " AND id < (SELECT max(id) FROM outbox)"
+    " AND (?1 = 0"
+    "      OR (sent_boot_id = ?2 AND ?3 - sent_uptime_ms >= ?4)"
+    "      OR (sent_boot_id IS NOT ?2 AND ?3 >= ?4))"
+    " ORDER BY id LIMIT ?5";
+
+void bind_rule(Stmt& stmt, const PurgeRule& rule, int64_t limit) {
+    stmt.bind(1, static_cast<int64_t>(rule.expired_only ? 1 : 0))
+        .bind(2, rule.boot_id)
+        .bind(3, rule.uptime_ms)
+        .bind(4, static_cast<int64_t>(rule.retention.count()))
+        .bind(5, limit);
+}
+
+}  // namespace
+
+Result<int64_t> purge_sent_rows(StoreCore& core, const PurgeRule& rule, int64_t limit) {
+    const std::string victims = kVictims;
+    // 1. Remember the highest seq per device before its rows go.
+    auto remember = core.cached(
+        "INSERT INTO device_seq (device_id, last_seq) SELECT device_id, max(seq) FROM outbox"
+        " WHERE id IN (" + victims + ") GROUP BY device_id"
+        " ON CONFLICT (device_id) DO UPDATE SET last_seq = max(last_seq, excluded.last_seq)");
+    if (!remember) return remember.status();
+    bind_rule(**remember, rule, limit);
+    Status status = (*remember)->run("recording purged sequence numbers");
+    if (!status) return status;
+    // 2. The business rows of purged alarm events (same id as their event).
+    auto alarms = core.cached("DELETE FROM alarm_record WHERE id IN (" + victims + ")");
+    if (!alarms) return alarms.status();
+    bind_rule(**alarms, rule, limit);
+    status = (*alarms)->run("purging alarm records");
+    if (!status) return status;
+    // 3. The events themselves.
+    auto events = core.cached("DELETE FROM outbox WHERE id IN (" + victims + ")");
+    if (!events) return events.status();
+    bind_rule(**events, rule, limit);
+    status = (*events)->run("purging SENT events");
+    if (!status) return status;
+    return static_cast<int64_t>(sqlite3_changes(core.writer().handle()));
+}
+
+}  // namespace outpost::store

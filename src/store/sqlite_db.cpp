@@ -1,0 +1,187 @@
+#include "store/sqlite_db.h"
+
+#include <utility>
+
+namespace outpost::store {
+
+Status sqlite_status(int rc, sqlite3* db, const std::string& what) {
+    if (rc == SQLITE_OK || rc == SQLITE_DONE || rc == SQLITE_ROW) return Status::ok();
+    std::string detail = sqlite3_errstr(rc);
+    if (db != nullptr && sqlite3_extended_errcode(db) == rc) detail = sqlite3_errmsg(db);
+    std::string message = what + ": " + detail + " (sqlite " + std::to_string(rc) + ")";
+    switch (rc & 0xFF) {
+        case SQLITE_FULL:
+            return Status::error(StatusCode::kDiskFull,
+                                 message + "; free space on the device or lower the quota");
+        case SQLITE_IOERR:
+        case SQLITE_CANTOPEN:
+        case SQLITE_READONLY:
+        case SQLITE_PROTOCOL:
+            return Status::error(StatusCode::kIoError, message);
+        case SQLITE_BUSY:
+        case SQLITE_LOCKED:
+            return Status::error(StatusCode::kBusy,
+                                 message + "; another process holds the database lock");
+        case SQLITE_CORRUPT:
+        case SQLITE_NOTADB:
+            return Status::error(StatusCode::kCorruption, message);
+        case SQLITE_CONSTRAINT:
+        case SQLITE_ERROR:
+        case SQLITE_MISMATCH:
+        case SQLITE_RANGE:
+        case SQLITE_TOOBIG:
+        case SQLITE_AUTH:
+            return Status::error(StatusCode::kInvalidArgument, message);
+        default:
+            return Status::error(StatusCode::kInternal, message);
+    }
+}
+
+Db::~Db() { close(); }
+
+Db::Db(Db&& other) noexcept : db_(std::exchange(other.db_, nullptr)) {}
+
+Db& Db::operator=(Db&& other) noexcept {
+    if (this != &other) {
+        close();
+        db_ = std::exchange(other.db_, nullptr);
+    }
+    return *this;
+}
+
+Result<Db> Db::open(const std::string& path, int flags, const std::string& vfs) {
+    sqlite3* raw = nullptr;
+    int rc = sqlite3_open_v2(path.c_str(), &raw, flags | SQLITE_OPEN_NOMUTEX,
+                             vfs.empty() ? nullptr : vfs.c_str());
+    Db db(raw);
+    if (rc != SQLITE_OK) return sqlite_status(rc, raw, "opening " + path);
+    sqlite3_extended_result_codes(raw, 1);
+    return db;
+}
+
+void Db::close() {
+    if (db_ == nullptr) return;
+    // close_v2 defers the close until stray statements are finalized, so a
+    // leaked statement cannot keep the handle half-alive.
+    sqlite3_close_v2(db_);
+    db_ = nullptr;
+}
+
+Status Db::exec(const std::string& sql, const std::string& what) {
+    char* error = nullptr;
+    int rc = sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &error);
+    sqlite3_free(error);
+    return sqlite_status(rc, db_, what);
+}
+
+namespace {
+
+// Runs `sql` and hands its first row to `read`; an error if there is none.
+template <typename T, typename Read>
+Result<T> query_one(const Db& db, const std::string& sql, const std::string& what, Read read) {
+    auto stmt = Stmt::prepare(db, sql);
+    if (!stmt) return stmt.status().with_context(what);
+    auto step = stmt->step(what);
+    if (!step) return step.status();
+    if (*step != Stmt::Step::kRow) {
+        return Status::error(StatusCode::kInternal, what + ": no row returned");
+    }
+    return read(*stmt);
+}
+
+}  // namespace
+
+Result<int64_t> Db::query_int(const std::string& sql, const std::string& what) {
+    return query_one<int64_t>(*this, sql, what, [](const Stmt& stmt) { return stmt.column_int(0); });
+}
+
+Result<std::string> Db::query_text(const std::string& sql, const std::string& what) {
+    return query_one<std::string>(*this, sql, what,
+                                  [](const Stmt& stmt) { return stmt.column_text(0); });
+}
+
+Stmt::~Stmt() { sqlite3_finalize(stmt_); }
+
+Stmt::Stmt(Stmt&& other) noexcept
+    : stmt_(std::exchange(other.stmt_, nullptr)), db_(std::exchange(other.db_, nullptr)) {}
+
+Stmt& Stmt::operator=(Stmt&& other) noexcept {
+    if (this != &other) {
+        sqlite3_finalize(stmt_);
+        stmt_ = std::exchange(other.stmt_, nullptr);
+        db_ = std::exchange(other.db_, nullptr);
+    }
+    return *this;
+}
+
+Result<Stmt> Stmt::prepare(const Db& db, const std::string& sql) {
+    Stmt stmt;
+    stmt.db_ = db.handle();
+    int rc = sqlite3_prepare_v2(db.handle(), sql.c_str(), static_cast<int>(sql.size()),
+                                &stmt.stmt_, nullptr);
+    if (rc != SQLITE_OK) return sqlite_status(rc, db.handle(), "preparing: " + sql);
+    if (stmt.stmt_ == nullptr) {
+        return Status::error(StatusCode::kInvalidArgument, "empty SQL statement");
+    }
+    return stmt;
+}
+
+Stmt& Stmt::bind(int index, int64_t value) {
+    sqlite3_bind_int64(stmt_, index, value);
+    return *this;
+}
+
+Stmt& Stmt::bind(int index, double value) {
+    sqlite3_bind_double(stmt_, index, value);
+    return *this;
+}
+
+Stmt& Stmt::bind(int index, const std::string& value) {
+    sqlite3_bind_text(stmt_, index, value.data(), static_cast<int>(value.size()),
+                      SQLITE_TRANSIENT);
+    return *this;
+}
+
+Stmt& Stmt::bind_null(int index) {
+    sqlite3_bind_null(stmt_, index);
+    return *this;
+}
+
+Result<Stmt::Step> Stmt::step(const std::string& what) {
+    int rc = sqlite3_step(stmt_);
+    if (rc == SQLITE_ROW) return Step::kRow;
+    if (rc == SQLITE_DONE) return Step::kDone;
+    Status status = sqlite_status(rc, db_, what);
+    sqlite3_reset(stmt_);
+    return status;
+}
+
+Status Stmt::run(const std::string& what) {
+    for (;;) {
+        auto step = this->step(what);
+        if (!step) return step.status();
+        if (*step == Step::kDone) return Status::ok();
+    }
+}
+
+void Stmt::reset() {
+    sqlite3_reset(stmt_);
+    sqlite3_clear_bindings(stmt_);
+}
+
+int64_t Stmt::column_int(int index) const { return sqlite3_column_int64(stmt_, index); }
+
+double Stmt::column_double(int index) const { return sqlite3_column_double(stmt_, index); }
+
+bool Stmt::column_is_null(int index) const {
+    return sqlite3_column_type(stmt_, index) == SQLITE_NULL;
+}
+
+std::string Stmt::column_text(int index) const {
+    const unsigned char* text = sqlite3_column_text(stmt_, index);
+    if (text == nullptr) return std::string();
+    return std::string(reinterpret_cast<const char*>(text),
+                       static_cast<size_t>(sqlite3_column_bytes(stmt_, index)));
+}
+
+}  // namespace outpost::store

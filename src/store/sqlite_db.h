@@ -1,0 +1,87 @@
+// Thin RAII wrappers over the SQLite C API and the one place where SQLite
+// result codes become Outpost Status values.
+#ifndef OUTPOST_STORE_SQLITE_DB_H
+#define OUTPOST_STORE_SQLITE_DB_H
+
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <string>
+
+#include "outpost/status.h"
+
+namespace outpost::store {
+
+// Maps an SQLite result code to a Status whose message names `what` (the
+// operation and object) and SQLite's own explanation.
+Status sqlite_status(int rc, sqlite3* db, const std::string& what);
+
+// An open database connection. Owns the sqlite3 handle.
+class Db final {
+public:
+    Db() = default;
+    ~Db();
+    Db(Db&& other) noexcept;
+    Db& operator=(Db&& other) noexcept;
+    Db(const Db&) = delete;
+    Db& operator=(const Db&) = delete;
+
+    // Opens `path` with `flags` (SQLITE_OPEN_*) through `vfs` (empty: default).
+    static Result<Db> open(const std::string& path, int flags, const std::string& vfs);
+
+    // Runs one or more statements without parameters or results.
+    Status exec(const std::string& sql, const std::string& what);
+    // Runs a statement that returns one integer (a pragma, a count).
+    Result<int64_t> query_int(const std::string& sql, const std::string& what);
+    Result<std::string> query_text(const std::string& sql, const std::string& what);
+
+    sqlite3* handle() const { return db_; }
+    bool is_open() const { return db_ != nullptr; }
+    void close();
+
+private:
+    explicit Db(sqlite3* db) : db_(db) {}
+    sqlite3* db_ = nullptr;
+};
+
+// A prepared statement. Bind with 1-based indexes, then step(): kRow while
+// rows come, kDone at the end, or an error Status.
+class Stmt final {
+public:
+    Stmt() = default;
+    ~Stmt();
+    Stmt(Stmt&& other) noexcept;
+    Stmt& operator=(Stmt&& other) noexcept;
+    Stmt(const Stmt&) = delete;
+    Stmt& operator=(const Stmt&) = delete;
+
+    static Result<Stmt> prepare(const Db& db, const std::string& sql);
+
+    Stmt& bind(int index, int64_t value);
+    Stmt& bind(int index, double value);
+    Stmt& bind(int index, const std::string& value);
+    Stmt& bind_null(int index);
+
+    enum class Step { kRow, kDone };
+    // On error the statement is reset; `what` names the operation.
+    Result<Step> step(const std::string& what);
+    // Steps to completion, ignoring rows.
+    Status run(const std::string& what);
+    // Clears bindings and rewinds, ready for reuse.
+    void reset();
+
+    int64_t column_int(int index) const;
+    double column_double(int index) const;
+    bool column_is_null(int index) const;
+    std::string column_text(int index) const;
+
+    bool is_prepared() const { return stmt_ != nullptr; }
+
+private:
+    sqlite3_stmt* stmt_ = nullptr;
+    sqlite3* db_ = nullptr;
+};
+
+}  // namespace outpost::store
+
+#endif  // OUTPOST_STORE_SQLITE_DB_H

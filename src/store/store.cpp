@@ -1,0 +1,97 @@
+// outpost::Store: the public facade over StoreCore.
+#include "outpost/store.h"
+
+#include "store/envelope.h"
+#include "store/purge.h"
+#include "store/record.h"
+#include "store/store_core.h"
+#include "store/transaction_impl.h"
+
+namespace outpost {
+
+Store::Store(std::unique_ptr<store::StoreCore> core) : core_(std::move(core)) {}
+
+Store::~Store() { close(); }
+
+Result<std::unique_ptr<Store>> Store::open(const std::string& path, const StoreOptions& options) {
+    auto core = store::StoreCore::open(path, options);
+    if (!core) return core.status();
+    return std::unique_ptr<Store>(new Store(std::move(*core)));
+}
+
+Result<RecordedEvent> Store::record_alarm(const Alarm& alarm) {
+    Status valid = store::validate_alarm(alarm);
+    if (!valid) return valid;
+    // Size check before queueing: ops on the fast path share a transaction,
+    // and a late refusal would fail the whole batch. A trial envelope with
+    // the widest possible id, sequence and clock values bounds the real one.
+    store::EnvelopeContext widest;
+    widest.event_id = std::string(36, 'f');
+    widest.gateway_id = core_->gateway_id();
+    widest.seq = INT64_MAX;
+    widest.wall_ms = 253402300799999;  // 9999-12-31T23:59:59.999Z
+    widest.boot_id = core_->boot_id();
+    widest.uptime_ms = INT64_MAX;
+    const size_t size = store::alarm_envelope(alarm, widest).size();
+    if (size > core_->options().max_event_bytes) {
+        return Status::error(StatusCode::kInvalidArgument,
+                             "alarm envelope would be " + std::to_string(size) +
+                                 " bytes; max_event_bytes is " +
+                                 std::to_string(core_->options().max_event_bytes));
+    }
+
+    RecordedEvent recorded;
+    store::WriteOp op;
+    op.growth_bytes = store::estimated_alarm_bytes(alarm);
+    op.apply = [&](store::BatchContext& context) {
+        return store::insert_alarm(context, alarm, &recorded);
+    };
+    Status status = core_->submit(op);
+    if (!status) return status;
+    return recorded;
+}
+
+Result<std::vector<RecordedEvent>> Store::transact(
+    const std::function<Status(Transaction&)>& body) {
+    std::vector<RecordedEvent> recorded;
+    store::WriteOp op;
+    op.isolated = true;
+    op.growth_bytes = 4096;  // unknown in advance: at least a page
+    op.apply = [&](store::BatchContext& context) {
+        store::TransactionImpl transaction(context);
+        Status status = body(transaction);
+        if (status) recorded = transaction.recorded();
+        return status;
+    };
+    Status status = core_->submit(op);
+    if (!status) return status;
+    return recorded;
+}
+
+Result<int64_t> Store::purge_expired() {
+    int64_t purged = 0;
+    store::WriteOp op;
+    op.apply = [&](store::BatchContext& context) {
+        store::PurgeRule rule;
+        rule.boot_id = core_->boot_id();
+        rule.uptime_ms = context.uptime_ms();
+        rule.retention = core_->options().sent_retention;
+        auto result = store::purge_sent_rows(*core_, rule, core_->options().purge_batch_rows);
+        if (!result) return result.status();
+        purged = *result;
+        return Status::ok();
+    };
+    Status status = core_->submit(op);
+    if (!status) return status;
+    core_->count_purged(purged);
+    return purged;
+}
+
+Result<StoreStats> Store::stats() { return core_->stats(); }
+const OpenReport& Store::open_report() const { return core_->report(); }
+const std::string& Store::path() const { return core_->path(); }
+const StoreOptions& Store::options() const { return core_->options(); }
+Status Store::close() { return core_ ? core_->close() : Status::ok(); }
+store::StoreCore& Store::core() { return *core_; }
+
+}  // namespace outpost

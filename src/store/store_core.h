@@ -1,0 +1,155 @@
+// The engine behind outpost::Store: one writer connection, a group-commit
+// queue in front of it, and the in-memory state that keeps the happy path to
+// two page writes per alarm. See write_batch.cpp for the durability design.
+#ifndef OUTPOST_STORE_STORE_CORE_H
+#define OUTPOST_STORE_STORE_CORE_H
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "outpost/status.h"
+#include "outpost/store.h"
+#include "outpost/store_options.h"
+#include "store/sqlite_db.h"
+
+namespace outpost::store {
+
+class StoreCore;
+
+// Sequence numbers handed out by the batch in progress; merged into the
+// committed map only after COMMIT succeeds, so a rolled-back batch leaves no
+// holes in the per-device sequence.
+using SeqOverlay = std::unordered_map<std::string, int64_t>;
+
+// What a write operation sees while its batch transaction is open.
+class BatchContext final {
+public:
+    BatchContext(StoreCore& core, SeqOverlay& overlay, int64_t wall_ms, int64_t uptime_ms)
+        : core_(core), overlay_(overlay), wall_ms_(wall_ms), uptime_ms_(uptime_ms) {}
+    StoreCore& core() { return core_; }
+    Db& db();
+    // The next sequence number for `device_id` in this batch.
+    int64_t next_seq(const std::string& device_id);
+    SeqOverlay& overlay() { return overlay_; }
+    int64_t wall_ms() const { return wall_ms_; }
+    int64_t uptime_ms() const { return uptime_ms_; }
+    // Every outbox insert reports its rowid, so the writer knows the highest
+    // id it has seen without trusting last_insert_rowid (application inserts).
+    void note_outbox_insert(int64_t id) {
+        max_outbox_id_ = std::max(max_outbox_id_, id);
+        ++events_added_;
+    }
+    int64_t max_outbox_id() const { return max_outbox_id_; }
+    uint64_t events_added() const { return events_added_; }
+    // Forgets the inserts of an operation that was rolled back.
+    void restore_inserts(int64_t max_outbox_id, uint64_t events_added) {
+        max_outbox_id_ = max_outbox_id;
+        events_added_ = events_added;
+    }
+
+private:
+    StoreCore& core_;
+    SeqOverlay& overlay_;
+    int64_t max_outbox_id_ = 0;
+    uint64_t events_added_ = 0;
+    int64_t wall_ms_;
+    int64_t uptime_ms_;
+};
+
+// One request in the group-commit queue. The submitter owns it and blocks in
+// StoreCore::submit until `done`.
+struct WriteOp {
+    // Runs inside the open batch transaction. An error from an `isolated` op
+    // rolls back that op only; from any other op it fails the whole batch.
+    std::function<Status(BatchContext&)> apply;
+    bool isolated = false;
+    // Bytes this op will add (0 for updates); checked against the quota.
+    uint64_t growth_bytes = 0;
+    // Set by the writer.
+    Status status;
+    bool done = false;
+};
+
+class StoreCore final {
+public:
+    static Result<std::unique_ptr<StoreCore>> open(const std::string& path,
+                                                   const StoreOptions& options);
+    ~StoreCore();
+
+    // Queues `op` and blocks until the batch holding it has committed durably
+    // (returns op.status: OK) or failed. Thread-safe.
+    Status submit(WriteOp& op);
+
+    // Opens an extra read-only connection to the same database (same VFS),
+    // for readers that must not queue behind writers: the publisher, stats.
+    Result<Db> open_reader() const;
+
+    Result<StoreStats> stats();
+    void count_purged(int64_t rows);
+    Status close();
+
+    const std::string& path() const { return path_; }
+    const StoreOptions& options() const { return options_; }
+    const Clock& clock() const { return *clock_; }
+    const OpenReport& report() const { return report_; }
+    const std::string& boot_id() const { return boot_id_; }
+    // The gateway this database belongs to (from the database, or the
+    // options when the database is new).
+    const std::string& gateway_id() const { return gateway_id_; }
+
+    // Writer-side state, used by ops while they run inside a batch.
+    Db& writer() { return db_; }
+    int64_t committed_seq(const std::string& device_id) const;
+    // Prepared statements on the writer connection, cached by SQL text and
+    // reset when handed out. Reset a statement once its rows are read: an
+    // active statement pins a read snapshot past COMMIT.
+    Result<Stmt*> cached(const std::string& sql);
+
+private:
+    StoreCore(std::string path, const StoreOptions& options);
+    Status open_writer();
+    Status load_sequences(int64_t after_id);
+    Status begin_batch();
+    void run_batch(const std::vector<WriteOp*>& batch);
+    Status make_room(uint64_t growth, int64_t uptime_ms);
+    void fail_all(const std::vector<WriteOp*>& batch, const Status& status);
+    Status recover_after_io_error();
+    static int on_wal_commit(void* self, sqlite3* db, const char* name, int frames);
+
+    const std::string path_;
+    const StoreOptions options_;
+    const Clock* clock_;
+    std::string boot_id_;
+    std::string gateway_id_;
+    OpenReport report_;
+
+    std::mutex queue_mutex_;
+    std::condition_variable queue_cv_;
+    std::deque<WriteOp*> queue_;  // guarded by queue_mutex_; front is the leader
+    bool closed_ = false;         // guarded by queue_mutex_
+
+    // Owned by the batch leader: only the op at the queue's front touches
+    // these, and only one op is at the front at a time.
+    Db db_;
+    std::unordered_map<std::string, std::unique_ptr<Stmt>> statements_;
+    std::unordered_map<std::string, int64_t> last_seq_;
+    int64_t high_water_id_ = 0;   // highest outbox id this process has seen
+    int64_t data_version_ = -1;   // PRAGMA data_version after our last look
+    int64_t page_size_ = 4096;
+    int wal_frames_seen_ = 0;     // frame count the WAL hook reported last
+
+    mutable std::mutex stats_mutex_;
+    StoreStats counters_;         // guarded by stats_mutex_
+};
+
+}  // namespace outpost::store
+
+#endif  // OUTPOST_STORE_STORE_CORE_H

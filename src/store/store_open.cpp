@@ -1,0 +1,269 @@
+// Opening a store: files, pragmas, migrations, integrity, corruption policy.
+//
+// Order of operations at open, and the failure each step prevents:
+//  1. Read user_version before anything writes: a database from a newer
+//     Outpost is refused untouched (no silent downgrade, no WAL switch).
+//  2. journal_mode=WAL, synchronous=FULL: every COMMIT that returns OK has
+//     had its WAL frames fsynced (survives a power cut).
+//  3. Migrations, each in its own durable transaction.
+//  4. If this open created the file, fsync the directory: the unix VFS does
+//     not, and a power cut could otherwise lose the whole new file.
+//  5. quick_check (optional): a damaged file is reported, never wiped.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "store/envelope.h"
+#include "store/migrations.h"
+#include "store/store_core.h"
+
+namespace outpost::store {
+namespace {
+
+bool file_exists(const std::string& path) {
+    struct stat st {};
+    return ::stat(path.c_str(), &st) == 0;
+}
+
+std::string parent_directory(const std::string& path) {
+    size_t slash = path.find_last_of('/');
+    if (slash == std::string::npos) return ".";
+    if (slash == 0) return "/";
+    return path.substr(0, slash);
+}
+
+Status fsync_directory(const std::string& dir) {
+    int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) {
+        return Status::error(StatusCode::kIoError,
+                             "opening directory " + dir + " to sync it: " + std::strerror(errno));
+    }
+    int rc = ::fsync(fd);
+    int saved = errno;
+    ::close(fd);
+    if (rc != 0) {
+        return Status::error(StatusCode::kIoError,
+                             "fsync of directory " + dir + ": " + std::strerror(saved));
+    }
+    return Status::ok();
+}
+
+// Renames the database and its WAL to "<path>.corrupt-N[-wal]" with the
+// first free N. The -shm file holds no data and is removed.
+Result<std::string> move_aside(const std::string& path) {
+    for (int n = 1; n < 1000; ++n) {
+        std::string target = path + ".corrupt-" + std::to_string(n);
+        if (file_exists(target)) continue;
+        if (::rename(path.c_str(), target.c_str()) != 0) {
+            return Status::error(StatusCode::kIoError, "moving corrupt database " + path +
+                                                           " aside: " + std::strerror(errno));
+        }
+        if (file_exists(path + "-wal")) ::rename((path + "-wal").c_str(), (target + "-wal").c_str());
+        ::unlink((path + "-shm").c_str());
+        Status synced = fsync_directory(parent_directory(path));
+        if (!synced) return synced;
+        return target;
+    }
+    return Status::error(StatusCode::kIoError, "too many corrupt copies beside " + path);
+}
+
+}  // namespace
+
+StoreCore::StoreCore(std::string path, const StoreOptions& options)
+    : path_(std::move(path)),
+      options_(options),
+      clock_(options.clock ? options.clock : &system_clock()),
+      boot_id_(clock_->boot_id()) {}
+
+StoreCore::~StoreCore() { close(); }
+
+Result<Db> StoreCore::open_reader() const {
+    auto db = Db::open(path_, SQLITE_OPEN_READONLY, options_.vfs_name);
+    if (!db) return db.status();
+    sqlite3_busy_timeout(db->handle(), static_cast<int>(options_.busy_timeout.count()));
+    return db;
+}
+
+Status StoreCore::open_writer() {
+    statements_.clear();
+    db_.close();
+    auto db = Db::open(path_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, options_.vfs_name);
+    if (!db) return db.status();
+    db_ = std::move(*db);
+    sqlite3_busy_timeout(db_.handle(), static_cast<int>(options_.busy_timeout.count()));
+
+    auto version = check_schema_version(db_);  // step 1: before anything writes
+    if (!version) return version.status();
+    report_.from_version = report_.from_version ? report_.from_version : *version;
+
+    auto mode = db_.query_text("PRAGMA journal_mode=WAL", "switching to WAL");
+    if (!mode) return mode.status();
+    if (*mode != "wal") {
+        return Status::error(StatusCode::kIoError,
+                             path_ + ": cannot use WAL mode (got '" + *mode +
+                                 "'); the file system must support shared memory and locks");
+    }
+    // Durability: fsync the WAL at every COMMIT (see store_options.h).
+    Status status = db_.exec("PRAGMA synchronous=FULL", "setting synchronous=FULL");
+    // Debian builds SQLite with SECURE_DELETE on: zeroing freed content costs
+    // flash writes and protects nothing on a gateway.
+    if (status) status = db_.exec("PRAGMA secure_delete=OFF", "setting secure_delete");
+    // Cap the WAL file left behind after a large transaction (flash space).
+    if (status) status = db_.exec("PRAGMA journal_size_limit=4194304", "setting WAL limit");
+    if (status) status = db_.exec("PRAGMA foreign_keys=OFF", "setting foreign_keys");
+    if (!status) return status;
+    if (*version < latest_schema_version()) {
+        status = apply_migrations(db_, *version);
+        if (!status) return status;
+    }
+    report_.to_version = latest_schema_version();
+
+    auto page_size = db_.query_int("PRAGMA page_size", "reading page size");
+    if (!page_size) return page_size.status();
+    page_size_ = *page_size;
+    // The quota's hard backstop: SQLite itself refuses to grow past it. The
+    // headroom lets purges and SENT marks run when the quota is reached.
+    int64_t max_pages = static_cast<int64_t>(options_.quota_bytes / page_size_) +
+                        std::max<int64_t>(256, static_cast<int64_t>(options_.quota_bytes / page_size_ / 8));
+    status = db_.exec("PRAGMA max_page_count=" + std::to_string(max_pages), "setting page limit");
+    if (!status) return status;
+
+    // We run checkpoints ourselves from the WAL hook (this replaces SQLite's
+    // auto-checkpoint), so that the bytes they write are counted.
+    sqlite3_wal_hook(db_.handle(), &StoreCore::on_wal_commit, this);
+    wal_frames_seen_ = 0;
+
+    auto data_version = db_.query_int("PRAGMA data_version", "reading data_version");
+    if (!data_version) return data_version.status();
+    data_version_ = *data_version;
+    last_seq_.clear();
+    high_water_id_ = 0;
+    return load_sequences(0);
+}
+
+Status StoreCore::load_sequences(int64_t after_id) {
+    // Rows written since `after_id` (by us before a reopen, or by another
+    // process) may carry higher sequence numbers than we know.
+    auto stmt = Stmt::prepare(db_,
+                              "SELECT device_id, max(seq), max(id) FROM outbox WHERE id > ?1 "
+                              "GROUP BY device_id");
+    if (!stmt) return stmt.status();
+    stmt->bind(1, after_id);
+    for (;;) {
+        auto step = stmt->step("loading sequence numbers");
+        if (!step) return step.status();
+        if (*step == Stmt::Step::kDone) break;
+        int64_t& seq = last_seq_[stmt->column_text(0)];
+        seq = std::max(seq, stmt->column_int(1));
+        high_water_id_ = std::max(high_water_id_, stmt->column_int(2));
+    }
+    if (after_id != 0) return Status::ok();
+    // Sequence numbers of devices whose rows were all purged.
+    auto purged = Stmt::prepare(db_, "SELECT device_id, last_seq FROM device_seq");
+    if (!purged) return purged.status();
+    for (;;) {
+        auto step = purged->step("loading purged sequence numbers");
+        if (!step) return step.status();
+        if (*step == Stmt::Step::kDone) break;
+        int64_t& seq = last_seq_[purged->column_text(0)];
+        seq = std::max(seq, purged->column_int(1));
+    }
+    auto max_id = db_.query_int("SELECT coalesce(max(id), 0) FROM outbox", "reading max id");
+    if (!max_id) return max_id.status();
+    high_water_id_ = std::max(high_water_id_, *max_id);
+    return Status::ok();
+}
+
+Result<std::unique_ptr<StoreCore>> StoreCore::open(const std::string& path,
+                                                   const StoreOptions& options) {
+    if (path.empty()) return Status::error(StatusCode::kInvalidArgument, "store path is empty");
+    if (options.quota_bytes < 256 * 1024) {
+        return Status::error(StatusCode::kInvalidArgument,
+                             "quota_bytes must be at least 262144 (256 KiB)");
+    }
+    if (options.max_batch == 0 || options.purge_batch_rows == 0) {
+        return Status::error(StatusCode::kInvalidArgument,
+                             "max_batch and purge_batch_rows must be positive");
+    }
+    std::unique_ptr<StoreCore> core(new StoreCore(path, options));
+    const bool existed = file_exists(path);
+    core->report_.created = !existed;
+
+    Status status = core->open_writer();
+    if (status.code() == StatusCode::kCorruption && existed) {
+        core->report_.corruption_detail = status.message();
+    } else if (!status) {
+        return status.with_context("opening store " + path);
+    }
+
+    if (status && options.check_on_open) {
+        auto check = core->db_.query_text("PRAGMA quick_check", "checking integrity");
+        if (!check) {
+            if (check.status().code() != StatusCode::kCorruption) return check.status();
+            core->report_.corruption_detail = check.status().message();
+        } else if (*check != "ok") {
+            core->report_.corruption_detail = "quick_check: " + *check;
+        }
+    }
+
+    if (!core->report_.corruption_detail.empty()) {
+        std::string detail = core->report_.corruption_detail;
+        core->statements_.clear();
+        core->db_.close();
+        if (options.corruption_policy == CorruptionPolicy::kRefuse) {
+            return Status::error(StatusCode::kCorruption,
+                                 path + " is damaged (" + detail +
+                                     "); it was left untouched. Move it aside to start a new "
+                                     "store, or open with CorruptionPolicy::kMoveAside");
+        }
+        auto moved = move_aside(path);
+        if (!moved) return moved.status();
+        core->report_ = OpenReport{};
+        core->report_.created = true;
+        core->report_.moved_aside_path = *moved;
+        core->report_.corruption_detail = detail;
+        status = core->open_writer();
+        if (!status) return status.with_context("creating a fresh store at " + path);
+    }
+
+    if (core->report_.created) {
+        // Step 4: make the new directory entry durable.
+        status = fsync_directory(parent_directory(path));
+        if (!status) return status;
+    }
+
+    // The database belongs to one gateway: a config mix-up must not publish
+    // one gateway's backlog under another's identity.
+    auto owner = Stmt::prepare(core->db_, "SELECT value FROM meta WHERE key='gateway_id'");
+    if (!owner) return owner.status();
+    auto step = owner->step("reading gateway id");
+    if (!step) return step.status();
+    if (*step == Stmt::Step::kRow) {
+        std::string stored = owner->column_text(0);
+        if (!options.gateway_id.empty() && stored != options.gateway_id) {
+            return Status::error(StatusCode::kInvalidArgument,
+                                 path + " belongs to gateway '" + stored + "', not '" +
+                                     options.gateway_id + "'");
+        }
+        core->gateway_id_ = stored;
+        return core;
+    }
+    if (!is_valid_identifier(options.gateway_id)) {
+        return Status::error(StatusCode::kInvalidArgument,
+                             "gateway_id '" + options.gateway_id +
+                                 "' must match [A-Za-z0-9._-]{1,64} to create store " + path);
+    }
+    auto claim = Stmt::prepare(core->db_, "INSERT INTO meta (key, value) VALUES ('gateway_id', ?1)");
+    if (!claim) return claim.status();
+    claim->bind(1, options.gateway_id);
+    status = claim->run("recording the gateway id");  // autocommit, durable
+    if (!status) return status;
+    core->gateway_id_ = options.gateway_id;
+    return core;
+}
+
+}  // namespace outpost::store

@@ -1,0 +1,245 @@
+// Group commit: many callers, one writer connection, one fsync per batch.
+//
+// Design (after LevelDB's writer queue). Callers append a WriteOp to a FIFO
+// and wait. The op at the front is the leader: it takes up to max_batch ops
+// from the front, runs them all in one SQLite transaction, commits, and only
+// then marks them done and wakes their callers. The next op at the front
+// becomes the next leader. No dedicated thread: a lone caller commits on its
+// own thread with no hand-off.
+//
+// Invariants:
+//  I1. An op is reported OK only after the COMMIT that contains it returned
+//      SQLITE_OK with synchronous=FULL, i.e. its WAL frames are fsynced.
+//  I2. At most one leader exists; only the leader touches db_, statements_,
+//      last_seq_, high_water_id_ and data_version_.
+//  I3. Sequence numbers handed out in a batch become visible to later
+//      batches only if that batch committed (SeqOverlay merge after COMMIT).
+//  I4. A failed COMMIT never reports "not written" unless SQLite refused to
+//      write (SQLITE_FULL): otherwise the outcome is unknown (the frames may
+//      be in the WAL) and the caller is told so.
+//  I5. After an I/O error the connection is closed and reopened, so SQLite
+//      runs recovery instead of us looping on a failed sync.
+#include <algorithm>
+#include <cassert>
+
+#include "store/store_core.h"
+
+namespace outpost::store {
+namespace {
+
+// The WAL is checkpointed when it holds this many frames (SQLite's default).
+constexpr int kCheckpointFrames = 1000;
+
+}  // namespace
+
+Db& BatchContext::db() { return core_.writer(); }
+
+int64_t BatchContext::next_seq(const std::string& device_id) {
+    auto it = overlay_.find(device_id);
+    int64_t next = (it != overlay_.end() ? it->second : core_.committed_seq(device_id)) + 1;
+    overlay_[device_id] = next;
+    return next;
+}
+
+int64_t StoreCore::committed_seq(const std::string& device_id) const {
+    auto it = last_seq_.find(device_id);
+    return it == last_seq_.end() ? 0 : it->second;
+}
+
+Result<Stmt*> StoreCore::cached(const std::string& sql) {
+    auto it = statements_.find(sql);
+    if (it != statements_.end()) {
+        it->second->reset();
+        return it->second.get();
+    }
+    auto stmt = Stmt::prepare(db_, sql);
+    if (!stmt) return stmt.status();
+    auto owned = std::make_unique<Stmt>(std::move(*stmt));
+    Stmt* raw = owned.get();
+    statements_.emplace(sql, std::move(owned));
+    return raw;
+}
+
+Status StoreCore::submit(WriteOp& op) {
+    std::unique_lock<std::mutex> lock(queue_mutex_);
+    if (closed_) return Status::error(StatusCode::kClosed, "store " + path_ + " is closed");
+    queue_.push_back(&op);
+    queue_cv_.wait(lock, [&] { return op.done || queue_.front() == &op; });
+    if (op.done) return op.status;
+
+    // This thread leads the next batch: the ops from the front, in order.
+    std::vector<WriteOp*> batch;
+    for (WriteOp* queued : queue_) {
+        if (batch.size() >= options_.max_batch) break;
+        batch.push_back(queued);
+    }
+    lock.unlock();
+    run_batch(batch);
+    lock.lock();
+    for (WriteOp* finished : batch) {
+        assert(queue_.front() == finished);
+        queue_.pop_front();
+        finished->done = true;
+    }
+    queue_cv_.notify_all();
+    return op.status;
+}
+
+void StoreCore::fail_all(const std::vector<WriteOp*>& batch, const Status& status) {
+    for (WriteOp* op : batch) {
+        if (op->status) op->status = status;
+    }
+}
+
+Status StoreCore::begin_batch() {
+    if (!db_.is_open()) {
+        Status reopened = open_writer();
+        if (!reopened) return reopened.with_context("reopening " + path_);
+    }
+    // IMMEDIATE takes the write lock now: no lock upgrade (and no BUSY
+    // deadlock with another process) halfway through the batch.
+    auto begin = cached("BEGIN IMMEDIATE");
+    if (!begin) return begin.status();
+    Status status = (*begin)->run("starting a write transaction on " + path_);
+    if (!status) return status;
+    // Another connection committed since our last look: it may have added
+    // rows with sequence numbers we have not seen (another writer process).
+    auto version = cached("PRAGMA data_version");
+    if (!version) return version.status();
+    auto step = (*version)->step("reading data_version");
+    if (!step) return step.status();
+    int64_t now = (*version)->column_int(0);
+    (*version)->reset();  // an unreset statement would pin a read snapshot
+    if (now != data_version_) {
+        data_version_ = now;
+        status = load_sequences(high_water_id_);
+    }
+    return status;
+}
+
+void StoreCore::run_batch(const std::vector<WriteOp*>& batch) {
+    for (WriteOp* op : batch) op->status = Status::ok();
+    const int64_t wall_ms = clock_->wall_ms();
+    const int64_t uptime_ms = clock_->boot_ms();
+
+    Status status = begin_batch();
+    if (!status) {
+        fail_all(batch, status);
+        if (status.code() == StatusCode::kIoError) recover_after_io_error();
+        return;
+    }
+
+    uint64_t growth = 0;
+    for (WriteOp* op : batch) growth += op->growth_bytes;
+    if (growth > 0) {
+        status = make_room(growth, uptime_ms);
+        if (status.code() == StatusCode::kStoreFull) {
+            // Growing ops fail; updates (SENT marks, failures) still commit,
+            // since they are what frees space.
+            for (WriteOp* op : batch) {
+                if (op->growth_bytes > 0) op->status = status;
+            }
+            status = Status::ok();
+        }
+    }
+
+    SeqOverlay overlay;
+    BatchContext context(*this, overlay, wall_ms, uptime_ms);
+    for (WriteOp* op : batch) {
+        if (!status) break;
+        if (!op->status) continue;
+        if (!op->isolated) {
+            status = op->apply(context);
+            continue;
+        }
+        SeqOverlay before = overlay;
+        const int64_t max_id_before = context.max_outbox_id();
+        const uint64_t events_before = context.events_added();
+        status = db_.exec("SAVEPOINT op", "opening a savepoint");
+        if (!status) break;
+        Status applied = op->apply(context);
+        if (!applied) {
+            op->status = applied;
+            overlay = std::move(before);
+            context.restore_inserts(max_id_before, events_before);
+            status = db_.exec("ROLLBACK TO op", "rolling back one operation");
+        }
+        if (status) status = db_.exec("RELEASE op", "releasing a savepoint");
+    }
+
+    if (status) {
+        // I1: with synchronous=FULL this COMMIT returns only after the WAL
+        // frames are fsynced: the point where callers may be told "durable".
+        auto commit = cached("COMMIT");
+        status = commit ? (*commit)->run("committing to " + path_) : commit.status();
+        if (!status && status.code() != StatusCode::kDiskFull) {
+            // I4: SQLite may have written the frames; only the sync failed.
+            status = Status::error(StatusCode::kOutcomeUnknown,
+                                   status.message() +
+                                       "; the write may or may not have reached the disk: "
+                                       "retry with the same idempotency key");
+        }
+    }
+
+    if (!status) {
+        if (!sqlite3_get_autocommit(db_.handle())) db_.exec("ROLLBACK", "rolling back");
+        fail_all(batch, status);
+        if (status.code() == StatusCode::kIoError || status.code() == StatusCode::kOutcomeUnknown ||
+            status.code() == StatusCode::kCorruption) {
+            recover_after_io_error();  // I5
+        }
+        return;
+    }
+
+    for (const auto& [device, seq] : overlay) last_seq_[device] = seq;  // I3
+    high_water_id_ = std::max(high_water_id_, context.max_outbox_id());
+    std::lock_guard<std::mutex> lock(stats_mutex_);
+    counters_.commits++;
+    counters_.events_recorded += context.events_added();
+}
+
+Status StoreCore::recover_after_io_error() {
+    // Close and reopen: SQLite rereads the WAL and runs recovery. Then check.
+    statements_.clear();
+    db_.close();
+    Status status = open_writer();
+    if (!status) return status;  // begin_batch retries the open next time
+    auto check = db_.query_text("PRAGMA quick_check", "checking integrity after an I/O error");
+    if (!check) return check.status();
+    if (*check != "ok") {
+        return Status::error(StatusCode::kCorruption, path_ + ": quick_check after I/O error: " + *check);
+    }
+    return Status::ok();
+}
+
+int StoreCore::on_wal_commit(void* self_ptr, sqlite3* db, const char* name, int frames) {
+    auto* self = static_cast<StoreCore*>(self_ptr);
+    // A smaller count than last time means the WAL was restarted from the
+    // beginning after a complete checkpoint.
+    int added = frames >= self->wal_frames_seen_ ? frames - self->wal_frames_seen_ : frames;
+    self->wal_frames_seen_ = frames;
+    int log_frames = 0;
+    int copied = 0;
+    if (frames >= kCheckpointFrames) {
+        // PASSIVE never waits for readers. It fsyncs the WAL before copying
+        // and the database after, so a cut mid-checkpoint loses nothing.
+        sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_PASSIVE, &log_frames, &copied);
+        if (log_frames == copied) self->wal_frames_seen_ = 0;  // next write restarts the WAL
+    }
+    std::lock_guard<std::mutex> lock(self->stats_mutex_);
+    self->counters_.wal_frames += static_cast<uint64_t>(added);
+    self->counters_.wal_bytes += static_cast<uint64_t>(added) * (static_cast<uint64_t>(self->page_size_) + 24);
+    self->counters_.checkpoint_pages += static_cast<uint64_t>(copied > 0 ? copied : 0);
+    return SQLITE_OK;
+}
+
+Status StoreCore::close() {
+    std::unique_lock<std::mutex> lock(queue_mutex_);
+    closed_ = true;
+    queue_cv_.wait(lock, [&] { return queue_.empty(); });
+    statements_.clear();
+    db_.close();
+    return Status::ok();
+}
+
+}  // namespace outpost::store

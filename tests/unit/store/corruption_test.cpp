@@ -1,0 +1,80 @@
+// A damaged database is reported and never wiped.
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <sys/stat.h>
+
+#include "outpost/store.h"
+#include "raw_sqlite.h"
+#include "store_fixture.h"
+#include "temp_dir.h"
+
+using namespace outpost;
+using namespace outpost::testing;
+
+namespace {
+
+void write_file(const std::string& path, const std::string& content) {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << content;
+}
+
+std::string read_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// Overwrites B-tree pages of a real store with garbage, as a failing card would.
+void damage_store(const std::string& path) {
+    {
+        auto store = open_store(path, test_options());
+        for (int i = 0; i < 300; ++i) store->record_alarm(sample_alarm());
+    }
+    std::fstream file(path, std::ios::in | std::ios::out | std::ios::binary);
+    // Pages 2..5 hold the roots and first leaves of the store's tables.
+    file.seekp(4096);
+    std::string garbage(4 * 4096, '\x5a');
+    file.write(garbage.data(), static_cast<std::streamsize>(garbage.size()));
+}
+
+}  // namespace
+
+TEST_CASE("a file that is not a database is refused as corrupt and left byte for byte") {
+    TempDir dir;
+    const std::string path = dir.file("o.db");
+    const std::string junk(8192, '\x42');
+    write_file(path, junk);
+    auto result = Store::open(path, test_options());
+    REQUIRE_FALSE(result.is_ok());
+    CHECK(result.status().code() == StatusCode::kCorruption);
+    CHECK_THAT(result.status().message(), Catch::Contains("untouched"));
+    CHECK((read_file(path) == junk));
+}
+
+TEST_CASE("a damaged page is found at open and the file is left in place by default") {
+    TempDir dir;
+    const std::string path = dir.file("o.db");
+    damage_store(path);
+    const std::string before = read_file(path);
+    auto result = Store::open(path, test_options());
+    REQUIRE_FALSE(result.is_ok());
+    CHECK(result.status().code() == StatusCode::kCorruption);
+    CHECK((read_file(path) == before));
+}
+
+TEST_CASE("with the move-aside policy a damaged store is kept beside a fresh one") {
+    TempDir dir;
+    const std::string path = dir.file("o.db");
+    damage_store(path);
+    const std::string before = read_file(path);
+    StoreOptions options = test_options();
+    options.corruption_policy = CorruptionPolicy::kMoveAside;
+    auto store = open_store(path, options);
+    const OpenReport& report = store->open_report();
+    CHECK(report.moved_aside_path == path + ".corrupt-1");
+    CHECK_FALSE(report.corruption_detail.empty());
+    CHECK((read_file(report.moved_aside_path) == before));
+    auto recorded = store->record_alarm(sample_alarm());
+    REQUIRE_OK(recorded);
+    CHECK(recorded->seq == 1);
+}
