@@ -1,0 +1,247 @@
+#include "rocketmq/producer.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <thread>
+#include <utility>
+
+#include "rocketmq/codes.h"
+#include "rocketmq/queue_selector.h"
+#include "rocketmq/validation.h"
+
+namespace outpost::rocketmq {
+namespace {
+
+// Queue count of a topic the broker auto-creates (defaultTopicQueueNums).
+constexpr std::int32_t kAutoCreatedQueueCount = 4;
+
+std::vector<std::string> split_addresses(const std::string& list) {
+    std::vector<std::string> addresses;
+    std::size_t start = 0;
+    while (start <= list.size()) {
+        std::size_t end = list.find(';', start);
+        std::string item = list.substr(start, end == std::string::npos ? end : end - start);
+        if (!item.empty()) {
+            addresses.push_back(item);
+        }
+        if (end == std::string::npos) {
+            break;
+        }
+        start = end + 1;
+    }
+    return addresses;
+}
+
+std::int64_t field_as_int(const RemotingCommand& response, const char* name) {
+    auto it = response.ext_fields.find(name);
+    return it == response.ext_fields.end() ? 0 : std::strtoll(it->second.c_str(), nullptr, 10);
+}
+
+std::string field_as_string(const RemotingCommand& response, const char* name) {
+    auto it = response.ext_fields.find(name);
+    return it == response.ext_fields.end() ? std::string() : it->second;
+}
+
+std::int64_t now_ms() {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
+}  // namespace
+
+Producer::Producer(ProducerOptions options)
+    : options_(std::move(options)),
+      name_servers_(split_addresses(options_.name_server_addresses)) {}
+
+Producer::~Producer() = default;
+
+ProducerCounters Producer::counters() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return counters_;
+}
+
+Connection& Producer::connection_to(const std::string& address) {
+    std::unique_ptr<Connection>& slot = connections_[address];
+    if (slot == nullptr) {
+        slot = std::make_unique<Connection>(address);
+    }
+    return *slot;
+}
+
+Result<TopicRoute> Producer::query_name_servers(const std::string& topic) {
+    Status last = Status::error(StatusCode::kInvalidArgument, "no name server address configured");
+    for (const std::string& address : name_servers_) {
+        Result<TopicRoute> route =
+            query_topic_route(connection_to(address), topic, options_.request_timeout);
+        if (route.is_ok() || route.status().code() == StatusCode::kNotFound) {
+            return route;
+        }
+        last = route.status();
+    }
+    return last;
+}
+
+Result<TopicRoute> Producer::template_route() {
+    Result<TopicRoute> route = query_name_servers(kAutoCreateTopicTemplate);
+    if (!route.is_ok()) {
+        return route;
+    }
+    // The broker creates min(defaultTopicQueueNums, template queues) queues.
+    for (QueueData& queue : route->queues) {
+        queue.write_queue_count = std::min(queue.write_queue_count, kAutoCreatedQueueCount);
+        queue.read_queue_count = std::min(queue.read_queue_count, kAutoCreatedQueueCount);
+    }
+    return route;
+}
+
+Result<TopicRoute> Producer::route_for(const std::string& topic, bool refresh) {
+    const auto now = std::chrono::steady_clock::now();
+    auto cached = routes_.find(topic);
+    if (cached != routes_.end() && !refresh &&
+        now - cached->second.fetched < options_.route_refresh_interval) {
+        return cached->second.route;
+    }
+    Result<TopicRoute> route = query_name_servers(topic);
+    if (!route.is_ok() && route.status().code() == StatusCode::kNotFound &&
+        options_.auto_create_topics) {
+        Result<TopicRoute> fallback = template_route();
+        if (fallback.is_ok()) {
+            // Not cached: the real route appears once the broker created the topic.
+            return fallback;
+        }
+        // The template is unknown too: the broker does not auto-create.
+        return route.status().with_context("and the broker does not auto-create topics");
+    }
+    if (!route.is_ok()) {
+        if (cached != routes_.end() && route.status().code() != StatusCode::kNotFound) {
+            return cached->second.route;  // name servers down: keep using what we knew
+        }
+        return route;
+    }
+    routes_[topic] = CachedRoute{*route, now};
+    return route;
+}
+
+MessageQueue Producer::pick_queue(const std::vector<MessageQueue>& queues,
+                                  const std::string& sharding_key,
+                                  const std::string& avoid_broker) {
+    std::vector<MessageQueue> candidates;
+    if (!avoid_broker.empty()) {
+        for (const MessageQueue& queue : queues) {
+            if (queue.broker_name != avoid_broker) {
+                candidates.push_back(queue);
+            }
+        }
+    }
+    const std::vector<MessageQueue>& from = candidates.empty() ? queues : candidates;
+    if (sharding_key.empty()) {
+        return from[round_robin_++ % from.size()];
+    }
+    return from[select_queue_index(sharding_key, from.size())];
+}
+
+std::chrono::milliseconds Producer::backoff_before(int attempt) const {
+    std::chrono::milliseconds pause = options_.initial_backoff;
+    for (int i = 2; i < attempt && pause < options_.max_backoff; ++i) {
+        pause *= 2;
+    }
+    return std::min(pause, options_.max_backoff);
+}
+
+Result<SendReceipt> Producer::send(const std::string& topic, const std::string& tags,
+                                   const std::string& keys, const std::string& body,
+                                   const std::string& sharding_key) {
+    Status valid = validate_topic(topic);
+    if (valid.is_ok()) {
+        valid = validate_body(body);
+    }
+    if (!valid.is_ok()) {
+        return valid;
+    }
+    OutgoingMessage message{topic, tags,         keys,
+                            body,  sharding_key, ids_.next(std::chrono::system_clock::now())};
+    std::lock_guard<std::mutex> lock(mutex_);
+    Result<SendReceipt> receipt = send_locked(std::move(message));
+    if (!receipt.is_ok()) {
+        ++counters_.failed;
+    } else if (receipt->status == SendStatus::kSendOk) {
+        ++counters_.sent_ok;
+    } else {
+        ++counters_.stored_not_durable;
+    }
+    return receipt;
+}
+
+Result<SendReceipt> Producer::send_locked(OutgoingMessage message) {
+    if (name_servers_.empty()) {
+        return Status::error(StatusCode::kInvalidArgument,
+                             "producer has no name server address (ProducerOptions)");
+    }
+    const int attempts = std::max(1, options_.max_attempts);
+    Status last_error;
+    std::string avoid_broker;
+    bool refresh_route = false;
+    for (int attempt = 1; attempt <= attempts; ++attempt) {
+        if (attempt > 1) {
+            ++counters_.retries;
+            std::this_thread::sleep_for(backoff_before(attempt));
+        }
+        Result<TopicRoute> route = route_for(message.topic, refresh_route);
+        refresh_route = true;  // whatever fails next, ask the name server again
+        if (!route.is_ok()) {
+            last_error = route.status();
+            continue;
+        }
+        const std::vector<MessageQueue> queues = route->write_queues();
+        if (queues.empty()) {
+            last_error = Status::error(StatusCode::kUnavailable,
+                                       "topic " + message.topic + " has no writable queue");
+            continue;
+        }
+        const MessageQueue queue = pick_queue(queues, message.sharding_key, avoid_broker);
+        const std::string address = route->master_address(queue.broker_name);
+        Result<RemotingCommand> request =
+            build_send_request(options_.producer_group, message, queue, now_ms());
+        if (!request.is_ok()) {
+            return request.status();
+        }
+        Result<RemotingCommand> response =
+            connection_to(address).invoke(std::move(request).value(), options_.request_timeout);
+        if (!response.is_ok()) {
+            last_error = response.status().with_context("send to broker " + queue.broker_name);
+            avoid_broker = queue.broker_name;
+            continue;
+        }
+        const std::string refusal = std::string("broker ") + queue.broker_name + " (" + address +
+                                    ") answered " + response_code_name(response->code) + " (" +
+                                    std::to_string(response->code) + "): " + response->remark;
+        switch (classify_send_response(response->code)) {
+            case SendDisposition::kStored: {
+                SendReceipt receipt;
+                receipt.status = send_status_for(response->code);
+                receipt.message_id = message.unique_key;
+                receipt.offset_message_id = field_as_string(*response, "msgId");
+                receipt.broker_name = queue.broker_name;
+                receipt.broker_address = address;
+                receipt.queue_id = static_cast<std::int32_t>(field_as_int(*response, "queueId"));
+                receipt.queue_offset = field_as_int(*response, "queueOffset");
+                receipt.attempts = attempt;
+                return receipt;
+            }
+            case SendDisposition::kRetryOtherBroker:
+                last_error = Status::error(StatusCode::kUnavailable, refusal);
+                avoid_broker = queue.broker_name;
+                break;
+            case SendDisposition::kRefreshRouteAndRetry:
+                last_error = Status::error(StatusCode::kUnavailable, refusal);
+                break;
+            case SendDisposition::kPermanent:
+                return Status::error(StatusCode::kRejected, refusal);
+        }
+    }
+    return last_error.with_context("send to topic " + message.topic + " failed after " +
+                                   std::to_string(attempts) + " attempts");
+}
+
+}  // namespace outpost::rocketmq

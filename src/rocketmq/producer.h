@@ -1,0 +1,128 @@
+// Producer: sends messages to RocketMQ over the remoting protocol.
+//
+//   ProducerOptions options;
+//   options.name_server_addresses = "127.0.0.1:9876";
+//   Producer producer(options);
+//   Result<SendReceipt> receipt =
+//       producer.send("outpost_alarms", "critical", event_id, json, device_id);
+//
+// Queue choice: the write queues of a topic's route, sorted by broker name
+// and queue id, indexed by a stable hash of the sharding key, so one device's
+// events land on one queue in send order (while the route is unchanged and
+// that broker is healthy). A retry after a failure avoids the failed broker
+// when another broker has writable queues. An empty sharding key rotates
+// over the queues.
+//
+// Threads: a Producer is thread-safe; sends are serialized (one request on
+// the wire at a time). It owns no thread. Destroying it closes its sockets;
+// it must not be destroyed while a send runs.
+#ifndef OUTPOST_ROCKETMQ_PRODUCER_H
+#define OUTPOST_ROCKETMQ_PRODUCER_H
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "outpost/status.h"
+#include "rocketmq/connection.h"
+#include "rocketmq/producer_options.h"
+#include "rocketmq/route.h"
+#include "rocketmq/send_message.h"
+#include "rocketmq/unique_id.h"
+
+namespace outpost::rocketmq {
+
+// What the broker reported for a stored message.
+struct SendReceipt {
+    // kSendOk, or a stored-but-not-yet-durable status (10/11/12): the message
+    // is in the broker and must not be resent, but its durability guarantee
+    // was not met; Producer::counters() counts these separately.
+    SendStatus status = SendStatus::kSendOk;
+    std::string message_id;         // UNIQ_KEY, as mqadmin queryMsgById takes it
+    std::string offset_message_id;  // the broker's storage id
+    std::string broker_name;
+    std::string broker_address;
+    std::int32_t queue_id = 0;
+    std::int64_t queue_offset = 0;
+    int attempts = 0;  // 1 when the first attempt succeeded
+};
+
+// Running totals since construction.
+struct ProducerCounters {
+    std::uint64_t sent_ok = 0;  // SEND_OK
+    std::uint64_t stored_not_durable =
+        0;                      // FLUSH_DISK_TIMEOUT, FLUSH_SLAVE_TIMEOUT, SLAVE_NOT_AVAILABLE
+    std::uint64_t retries = 0;  // attempts after the first
+    std::uint64_t failed = 0;   // sends that returned an error
+};
+
+class Producer final {
+  public:
+    // Does not connect; the first send does. An empty name server list makes
+    // every send fail with kInvalidArgument.
+    explicit Producer(ProducerOptions options);
+    ~Producer();
+
+    Producer(const Producer&) = delete;
+    Producer& operator=(const Producer&) = delete;
+
+    // Sends one message and waits until the broker stored it.
+    //   topic         ^[%|a-zA-Z0-9_-]+$, at most 127 characters
+    //   tags          one tag (may be empty); keys: space-separated (may be empty)
+    //   body          1 byte to 4 MiB
+    //   sharding_key  picks the queue; empty rotates
+    // Success: the broker answered 0 (SEND_OK) or 10/11/12 (stored, durability
+    // incomplete; see SendReceipt::status). Never resend after success.
+    // Failures:
+    //   kInvalidArgument  the message breaks a limit above; nothing was sent
+    //   kRejected         the broker refused it for good (MESSAGE_ILLEGAL,
+    //                     INVALID_PARAMETER, NO_PERMISSION, ...); the message
+    //                     names the code. Resending the same message fails again.
+    //   kNotFound         the topic does not exist and auto creation is off
+    //   kUnavailable      every attempt met a connection failure or a busy /
+    //   kTimeout          unavailable broker, or timed out. The message may still
+    //                     have been stored by an attempt whose answer was lost:
+    //                     resending is right, consumers dedupe on KEYS.
+    Result<SendReceipt> send(const std::string& topic, const std::string& tags,
+                             const std::string& keys, const std::string& body,
+                             const std::string& sharding_key);
+
+    ProducerCounters counters() const;
+
+  private:
+    struct CachedRoute {
+        TopicRoute route;
+        std::chrono::steady_clock::time_point fetched;
+    };
+
+    // The route of `topic`, from cache unless stale or `refresh`; falls back
+    // to a stale cached route when no name server answers. Requires mutex_.
+    Result<TopicRoute> route_for(const std::string& topic, bool refresh);
+    // Asks the name servers in order. Requires mutex_.
+    Result<TopicRoute> query_name_servers(const std::string& topic);
+    // The route through the template topic for a topic the broker will create.
+    Result<TopicRoute> template_route();
+    Connection& connection_to(const std::string& address);
+    // Picks the queue for this attempt. Requires mutex_.
+    MessageQueue pick_queue(const std::vector<MessageQueue>& queues,
+                            const std::string& sharding_key, const std::string& avoid_broker);
+    std::chrono::milliseconds backoff_before(int attempt) const;
+    Result<SendReceipt> send_locked(OutgoingMessage message);
+
+    const ProducerOptions options_;
+    std::vector<std::string> name_servers_;
+    UniqueIdGenerator ids_;
+    mutable std::mutex mutex_;
+    std::map<std::string, std::unique_ptr<Connection>> connections_;  // guarded by mutex_
+    std::map<std::string, CachedRoute> routes_;                       // guarded by mutex_
+    std::uint64_t round_robin_ = 0;                                   // guarded by mutex_
+    ProducerCounters counters_;                                       // guarded by mutex_
+};
+
+}  // namespace outpost::rocketmq
+
+#endif  // OUTPOST_ROCKETMQ_PRODUCER_H

@@ -1,0 +1,42 @@
+// Settings of a Producer. Every field has a default that suits a bridge on a
+// LAN next to its RocketMQ cluster.
+#ifndef OUTPOST_ROCKETMQ_PRODUCER_OPTIONS_H
+#define OUTPOST_ROCKETMQ_PRODUCER_OPTIONS_H
+
+#include <chrono>
+#include <string>
+
+namespace outpost::rocketmq {
+
+struct ProducerOptions {
+    // Name servers, "ip:port" separated by ';' (numeric addresses only: no
+    // DNS lookup may block a send). Tried in order until one answers.
+    std::string name_server_addresses;
+
+    // Producer group reported to the broker (shows up in its statistics).
+    std::string producer_group = "outpost_bridge";
+
+    // Bound on one request: connect + write + wait for the answer.
+    std::chrono::milliseconds request_timeout{3000};
+
+    // Attempts per send, the first included. A retried send may store the
+    // message twice (the first answer was lost): consumers dedupe on KEYS.
+    int max_attempts = 3;
+
+    // Pause before the second attempt; doubles per attempt up to max_backoff.
+    std::chrono::milliseconds initial_backoff{100};
+    std::chrono::milliseconds max_backoff{2000};
+
+    // A cached route is refreshed from the name server after this long, and
+    // at once after a failure that suggests it is stale.
+    std::chrono::milliseconds route_refresh_interval{30000};
+
+    // When the name server does not know a topic, send through the route of
+    // the template topic TBW102 so a broker with autoCreateTopicEnable=true
+    // creates it. When false, unknown topics fail with kNotFound.
+    bool auto_create_topics = true;
+};
+
+}  // namespace outpost::rocketmq
+
+#endif  // OUTPOST_ROCKETMQ_PRODUCER_OPTIONS_H

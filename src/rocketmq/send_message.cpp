@@ -1,0 +1,106 @@
+#include "rocketmq/send_message.h"
+
+#include <map>
+#include <utility>
+
+#include "rocketmq/codes.h"
+#include "rocketmq/properties.h"
+
+namespace outpost::rocketmq {
+namespace {
+
+// Queues the broker creates for a topic it auto-creates from TBW102.
+constexpr const char* kDefaultTopicQueueCount = "4";
+
+}  // namespace
+
+const char* send_status_name(SendStatus status) {
+    switch (status) {
+        case SendStatus::kSendOk:
+            return "SEND_OK";
+        case SendStatus::kFlushDiskTimeout:
+            return "FLUSH_DISK_TIMEOUT";
+        case SendStatus::kFlushSlaveTimeout:
+            return "FLUSH_SLAVE_TIMEOUT";
+        case SendStatus::kSlaveNotAvailable:
+            return "SLAVE_NOT_AVAILABLE";
+    }
+    return "UNKNOWN";
+}
+
+SendDisposition classify_send_response(std::int32_t code) {
+    switch (code) {
+        case kResponseSuccess:
+        case kResponseFlushDiskTimeout:
+        case kResponseFlushSlaveTimeout:
+        case kResponseSlaveNotAvailable:
+            return SendDisposition::kStored;
+        case kResponseSystemBusy:
+        case kResponseServiceNotAvailable:
+        case kResponseFlowControl:
+        case kResponseGoAway:
+            return SendDisposition::kRetryOtherBroker;
+        case kResponseTopicNotExist:
+        case kResponseSystemError:
+            return SendDisposition::kRefreshRouteAndRetry;
+        default:
+            return SendDisposition::kPermanent;
+    }
+}
+
+SendStatus send_status_for(std::int32_t code) {
+    switch (code) {
+        case kResponseFlushDiskTimeout:
+            return SendStatus::kFlushDiskTimeout;
+        case kResponseFlushSlaveTimeout:
+            return SendStatus::kFlushSlaveTimeout;
+        case kResponseSlaveNotAvailable:
+            return SendStatus::kSlaveNotAvailable;
+        default:
+            return SendStatus::kSendOk;
+    }
+}
+
+Result<RemotingCommand> build_send_request(const std::string& producer_group,
+                                           const OutgoingMessage& message,
+                                           const MessageQueue& queue,
+                                           std::int64_t born_timestamp_ms) {
+    std::map<std::string, std::string> properties;
+    if (!message.keys.empty()) {
+        properties[kPropertyKeys] = message.keys;
+    }
+    if (!message.tags.empty()) {
+        properties[kPropertyTags] = message.tags;
+    }
+    if (!message.sharding_key.empty()) {
+        properties[kPropertyShardingKey] = message.sharding_key;
+    }
+    properties[kPropertyUniqueKey] = message.unique_key;
+    // WAIT=true: the broker answers only after the message is stored.
+    properties[kPropertyWaitStoreOk] = "true";
+    Result<std::string> encoded = encode_properties(properties);
+    if (!encoded.is_ok()) {
+        return encoded.status();
+    }
+
+    RemotingCommand request;
+    request.code = kRequestSendMessage;
+    request.version = kRemotingVersion;
+    auto& fields = request.ext_fields;
+    fields["producerGroup"] = producer_group;
+    fields["topic"] = message.topic;
+    fields["defaultTopic"] = kAutoCreateTopicTemplate;
+    fields["defaultTopicQueueNums"] = kDefaultTopicQueueCount;
+    fields["queueId"] = std::to_string(queue.queue_id);
+    fields["sysFlag"] = "0";
+    fields["bornTimestamp"] = std::to_string(born_timestamp_ms);
+    fields["flag"] = "0";
+    fields["properties"] = std::move(encoded).value();
+    fields["reconsumeTimes"] = "0";
+    fields["unitMode"] = "false";
+    fields["batch"] = "false";
+    request.body = message.body;
+    return request;
+}
+
+}  // namespace outpost::rocketmq
