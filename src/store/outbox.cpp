@@ -1,0 +1,222 @@
+#include "store/outbox.h"
+
+namespace outpost::store {
+namespace {
+
+constexpr const char* kRowColumns =
+    "id, event_id, device_id, seq, event_type, topic_suffix, envelope, state, attempts,"
+    " coalesce(last_error, ''), replay_count, coalesce(replay_reason, '')";
+
+OutboxRow read_row(const Stmt& stmt) {
+    OutboxRow row;
+    row.id = stmt.column_int(0);
+    row.event_id = stmt.column_text(1);
+    row.device_id = stmt.column_text(2);
+    row.seq = stmt.column_int(3);
+    row.event_type = stmt.column_text(4);
+    row.topic_suffix = stmt.column_text(5);
+    row.envelope = stmt.column_text(6);
+    row.state = static_cast<OutboxState>(stmt.column_int(7));
+    row.attempts = stmt.column_int(8);
+    row.last_error = stmt.column_text(9);
+    row.replay_count = stmt.column_int(10);
+    row.replay_reason = stmt.column_text(11);
+    return row;
+}
+
+Result<std::vector<OutboxRow>> read_rows(Stmt& stmt, const std::string& what) {
+    std::vector<OutboxRow> rows;
+    for (;;) {
+        auto step = stmt.step(what);
+        if (!step) return step.status();
+        if (*step == Stmt::Step::kDone) return rows;
+        rows.push_back(read_row(stmt));
+    }
+}
+
+// Inside a batch: fails with kFenced unless `epoch` is the lease's epoch.
+Status check_epoch(StoreCore& core, int64_t epoch) {
+    auto stmt = core.cached("SELECT epoch FROM lease WHERE id = 1");
+    if (!stmt) return stmt.status();
+    auto step = (*stmt)->step("reading lease epoch");
+    if (!step) return step.status();
+    int64_t current = *step == Stmt::Step::kRow ? (*stmt)->column_int(0) : -1;
+    (*stmt)->reset();
+    if (current != epoch) {
+        return Status::error(StatusCode::kFenced,
+                             "lease epoch " + std::to_string(epoch) + " was superseded by " +
+                                 std::to_string(current) + ": another publisher owns " +
+                                 core.path());
+    }
+    return Status::ok();
+}
+
+// Runs `apply` as an isolated op of the group-commit queue.
+Status submit_isolated(StoreCore& core, std::function<Status(BatchContext&)> apply) {
+    WriteOp op;
+    op.isolated = true;
+    op.apply = std::move(apply);
+    return core.submit(op);
+}
+
+}  // namespace
+
+const char* outbox_state_name(OutboxState state) {
+    switch (state) {
+        case OutboxState::kPending: return "PENDING";
+        case OutboxState::kSent: return "SENT";
+        case OutboxState::kDead: return "DEAD";
+    }
+    return "?";
+}
+
+Result<std::vector<OutboxRow>> fetch_pending(Db& reader, int64_t after_id, int limit) {
+    return list_events(reader, OutboxState::kPending, after_id, limit);
+}
+
+Result<std::vector<OutboxRow>> list_events(Db& reader, OutboxState state, int64_t after_id,
+                                           int limit) {
+    auto stmt = Stmt::prepare(reader, std::string("SELECT ") + kRowColumns +
+                                          " FROM outbox WHERE id > ?1 AND state = ?2"
+                                          " ORDER BY id LIMIT ?3");
+    if (!stmt) return stmt.status();
+    stmt->bind(1, after_id).bind(2, static_cast<int64_t>(state)).bind(3, static_cast<int64_t>(limit));
+    return read_rows(*stmt, "reading outbox rows");
+}
+
+Result<OutboxRow> find_event(Db& reader, const std::string& event_id) {
+    auto stmt = Stmt::prepare(reader, std::string("SELECT ") + kRowColumns +
+                                          " FROM outbox WHERE event_id = ?1");
+    if (!stmt) return stmt.status();
+    stmt->bind(1, event_id);
+    auto rows = read_rows(*stmt, "looking up event " + event_id);
+    if (!rows) return rows.status();
+    if (rows->empty()) {
+        return Status::error(StatusCode::kNotFound, "no event " + event_id + " in the outbox");
+    }
+    return rows->front();
+}
+
+Result<int64_t> acquire_epoch(StoreCore& core, const std::string& holder) {
+    int64_t epoch = 0;
+    Status status = submit_isolated(core, [&](BatchContext& context) {
+        auto stmt = core.cached(
+            "UPDATE lease SET epoch = epoch + 1, holder = ?1, boot_id = ?2,"
+            " acquired_uptime_ms = ?3 WHERE id = 1 RETURNING epoch");
+        if (!stmt) return stmt.status();
+        (*stmt)->bind(1, holder).bind(2, core.boot_id()).bind(3, context.uptime_ms());
+        auto step = (*stmt)->step("acquiring lease epoch");
+        if (!step) return step.status();
+        if (*step != Stmt::Step::kRow) {
+            return Status::error(StatusCode::kCorruption, "lease row is missing");
+        }
+        epoch = (*stmt)->column_int(0);
+        (*stmt)->reset();
+        return Status::ok();
+    });
+    if (!status) return status;
+    return epoch;
+}
+
+Status mark_sent(StoreCore& core, const std::vector<int64_t>& ids, int64_t epoch) {
+    if (ids.empty()) return Status::ok();
+    return submit_isolated(core, [&](BatchContext& context) {
+        Status status = check_epoch(core, epoch);
+        if (!status) return status;
+        auto stmt = core.cached(
+            "UPDATE outbox SET state = 1, epoch = ?1, sent_boot_id = ?2, sent_uptime_ms = ?3"
+            " WHERE id = ?4 AND state = 0");
+        if (!stmt) return stmt.status();
+        for (int64_t id : ids) {
+            (*stmt)->reset();
+            (*stmt)->bind(1, epoch).bind(2, core.boot_id()).bind(3, context.uptime_ms()).bind(4, id);
+            status = (*stmt)->run("marking event SENT");
+            if (!status) return status;
+        }
+        return Status::ok();
+    });
+}
+
+Result<bool> record_failure(StoreCore& core, int64_t id, const std::string& error, int64_t epoch,
+                            int max_attempts) {
+    bool dead = false;
+    Status status = submit_isolated(core, [&](BatchContext&) {
+        Status checked = check_epoch(core, epoch);
+        if (!checked) return checked;
+        auto stmt = core.cached(
+            "UPDATE outbox SET attempts = attempts + 1, last_error = ?1, epoch = ?2,"
+            " state = CASE WHEN attempts + 1 >= ?3 THEN 2 ELSE 0 END"
+            " WHERE id = ?4 AND state = 0 RETURNING state");
+        if (!stmt) return stmt.status();
+        (*stmt)->bind(1, error).bind(2, epoch).bind(3, static_cast<int64_t>(max_attempts)).bind(4, id);
+        auto step = (*stmt)->step("recording a publish failure");
+        if (!step) return step.status();
+        dead = *step == Stmt::Step::kRow && (*stmt)->column_int(0) == 2;
+        (*stmt)->reset();
+        return Status::ok();
+    });
+    if (!status) return status;
+    return dead;
+}
+
+Status replay_event(StoreCore& core, const std::string& event_id, const std::string& reason) {
+    return submit_isolated(core, [&](BatchContext& context) {
+        auto stmt = core.cached(
+            "UPDATE outbox SET state = 0, attempts = 0, replay_count = replay_count + 1,"
+            " replayed_at_ms = ?1, replay_reason = ?2 WHERE event_id = ?3 AND state != 0"
+            " RETURNING id");
+        if (!stmt) return stmt.status();
+        (*stmt)->bind(1, context.wall_ms()).bind(2, reason).bind(3, event_id);
+        auto step = (*stmt)->step("replaying " + event_id);
+        if (!step) return step.status();
+        bool changed = *step == Stmt::Step::kRow;
+        (*stmt)->reset();
+        if (changed) return Status::ok();
+        auto exists = core.cached("SELECT count(*) FROM outbox WHERE event_id = ?1");
+        if (!exists) return exists.status();
+        (*exists)->bind(1, event_id);
+        auto found = (*exists)->step("looking up " + event_id);
+        if (!found) return found.status();
+        bool pending = (*exists)->column_int(0) > 0;
+        (*exists)->reset();
+        return pending ? Status::error(StatusCode::kInvalidArgument,
+                                       "event " + event_id + " is already PENDING")
+                       : Status::error(StatusCode::kNotFound, "no event " + event_id);
+    });
+}
+
+Result<int64_t> replay_all_dead(StoreCore& core, const std::string& reason) {
+    int64_t count = 0;
+    Status status = submit_isolated(core, [&](BatchContext& context) {
+        auto stmt = core.cached(
+            "UPDATE outbox SET state = 0, attempts = 0, replay_count = replay_count + 1,"
+            " replayed_at_ms = ?1, replay_reason = ?2 WHERE state = 2");
+        if (!stmt) return stmt.status();
+        (*stmt)->bind(1, context.wall_ms()).bind(2, reason);
+        Status run = (*stmt)->run("replaying DEAD events");
+        count = sqlite3_changes(core.writer().handle());
+        return run;
+    });
+    if (!status) return status;
+    return count;
+}
+
+Result<int64_t> purge_dead(StoreCore& core) {
+    int64_t count = 0;
+    Status status = submit_isolated(core, [&](BatchContext&) {
+        Status run = core.writer().exec(
+            "DELETE FROM alarm_record WHERE id IN (SELECT id FROM outbox WHERE state = 2"
+            " AND id < (SELECT max(id) FROM outbox))",
+            "purging DEAD alarm records");
+        if (!run) return run;
+        run = core.writer().exec(
+            "DELETE FROM outbox WHERE state = 2 AND id < (SELECT max(id) FROM outbox)",
+            "purging DEAD events");
+        count = sqlite3_changes(core.writer().handle());
+        return run;
+    });
+    if (!status) return status;
+    return count;
+}
+
+}  // namespace outpost::store

@@ -1,0 +1,75 @@
+// The outbox as the publisher and the operator tools see it.
+//
+// Fencing: every publisher write names the lease epoch it holds. The epoch
+// is read and compared inside the same transaction as the write, so a
+// publisher that lost its lease (a newer one acquired epoch+1) can never
+// change a row again: its writes fail with kFenced.
+#ifndef OUTPOST_STORE_OUTBOX_H
+#define OUTPOST_STORE_OUTBOX_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "outpost/status.h"
+#include "store/sqlite_db.h"
+#include "store/store_core.h"
+
+namespace outpost::store {
+
+enum class OutboxState { kPending = 0, kSent = 1, kDead = 2 };
+const char* outbox_state_name(OutboxState state);
+
+struct OutboxRow {
+    int64_t id = 0;              // commit order
+    std::string event_id;
+    std::string device_id;
+    int64_t seq = 0;
+    std::string event_type;
+    std::string topic_suffix;    // "alarm/<deviceId>" or "event/<deviceId>"
+    std::string envelope;        // the exact bytes to publish
+    OutboxState state = OutboxState::kPending;
+    int64_t attempts = 0;        // message-level failures so far
+    std::string last_error;
+    int64_t replay_count = 0;
+    std::string replay_reason;
+};
+
+// Up to `limit` PENDING rows with id > `after_id`, in id order, read on
+// `reader` (a connection from StoreCore::open_reader()).
+Result<std::vector<OutboxRow>> fetch_pending(Db& reader, int64_t after_id, int limit);
+
+// One row by event id, any state. kNotFound if absent.
+Result<OutboxRow> find_event(Db& reader, const std::string& event_id);
+
+// Rows in `state`, oldest first, at most `limit`, with id > after_id.
+Result<std::vector<OutboxRow>> list_events(Db& reader, OutboxState state, int64_t after_id,
+                                           int limit);
+
+// Increments the lease epoch and records the holder; returns the new epoch.
+// Call once per lease acquisition, while holding the kernel lock.
+Result<int64_t> acquire_epoch(StoreCore& core, const std::string& holder);
+
+// Marks the PENDING rows among `ids` SENT, in one transaction (shared with
+// other writers by group commit). Rows already SENT or DEAD are left alone.
+// kFenced if `epoch` is no longer the lease's epoch: nothing is changed.
+Status mark_sent(StoreCore& core, const std::vector<int64_t>& ids, int64_t epoch);
+
+// Records a message-level failure of row `id`: attempts+1 and last_error;
+// the row becomes DEAD when attempts reaches `max_attempts`. Returns true if
+// it did. kFenced as mark_sent.
+Result<bool> record_failure(StoreCore& core, int64_t id, const std::string& error,
+                            int64_t epoch, int max_attempts);
+
+// Operator replay: DEAD (or SENT) row back to PENDING with the same event id
+// and envelope; attempts reset; replay count, time and reason recorded.
+// kNotFound if no such event; kInvalidArgument if it is already PENDING.
+Status replay_event(StoreCore& core, const std::string& event_id, const std::string& reason);
+// Replays every DEAD row; returns how many.
+Result<int64_t> replay_all_dead(StoreCore& core, const std::string& reason);
+// Deletes DEAD rows (and their alarm records) on operator request; returns how many.
+Result<int64_t> purge_dead(StoreCore& core);
+
+}  // namespace outpost::store
+
+#endif  // OUTPOST_STORE_OUTBOX_H
