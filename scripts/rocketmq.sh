@@ -94,7 +94,9 @@ cmd_fetch() {
 port_is_free() {
   local port=$1
   ((port > 1024 && port < 65536)) || return 1
-  [[ -z "$(ss -Htan "( sport = :$port )" 2>/dev/null)" ]]
+  # Listeners only: TIME_WAIT leftovers of a stopped broker do not block its
+  # restart (RocketMQ binds with SO_REUSEADDR).
+  [[ -z "$(ss -Htln "( sport = :$port )" 2>/dev/null)" ]]
 }
 
 # Prints a broker port P such that P-2, P and P+1 are free (the broker binds all three).
@@ -294,6 +296,7 @@ cmd_start_broker() {
   broker_port=${BROKER_ADDR##*:}
   namesrv_pid=$NAMESRV_PID
   start_broker_in "$dir"
+  echo "rocketmq.sh: broker 127.0.0.1:$broker_port started again (pid $broker_pid)"
 }
 
 cmd_stop() {

@@ -103,24 +103,28 @@ Result<TopicRoute> Producer::route_for(const std::string& topic, bool refresh) {
         return cached->second.route;
     }
     Result<TopicRoute> route = query_name_servers(topic);
-    if (!route.is_ok() && route.status().code() == StatusCode::kNotFound &&
-        options_.auto_create_topics) {
-        Result<TopicRoute> fallback = template_route();
-        if (fallback.is_ok()) {
-            // Not cached: the real route appears once the broker created the topic.
-            return fallback;
-        }
-        // The template is unknown too: the broker does not auto-create.
-        return route.status().with_context("and the broker does not auto-create topics");
-    }
-    if (!route.is_ok()) {
-        if (cached != routes_.end() && route.status().code() != StatusCode::kNotFound) {
-            return cached->second.route;  // name servers down: keep using what we knew
-        }
+    if (route.is_ok()) {
+        routes_[topic] = CachedRoute{*route, now};
         return route;
     }
-    routes_[topic] = CachedRoute{*route, now};
-    return route;
+    if (cached != routes_.end()) {
+        // The name servers are unreachable, or they dropped the route because
+        // every broker serving the topic went away: keep trying the brokers we
+        // knew, which gives the caller the brokers' own errors.
+        return cached->second.route;
+    }
+    if (route.status().code() != StatusCode::kNotFound || !options_.auto_create_topics) {
+        return route;
+    }
+    // Not cached: the real route appears once the broker has created the topic.
+    Result<TopicRoute> fallback = template_route();
+    if (fallback.is_ok() || fallback.status().code() != StatusCode::kNotFound) {
+        return fallback;
+    }
+    return Status::error(StatusCode::kNotFound,
+                         "topic " + topic +
+                             " is unknown to the name servers and no broker offers to "
+                             "create it (template topic TBW102 unknown)");
 }
 
 MessageQueue Producer::pick_queue(const std::vector<MessageQueue>& queues,
