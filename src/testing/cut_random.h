@@ -11,7 +11,7 @@
 namespace outpost::testing {
 
 class CutRandom final {
-public:
+  public:
     explicit CutRandom(std::uint64_t seed) : state_(seed) {}
 
     // Next 64 uniformly distributed bits.
@@ -24,11 +24,9 @@ public:
 
     // A value in [0, bound). `bound` must be at least 1. The modulo bias is
     // irrelevant for the small bounds used here.
-    std::uint32_t below(std::uint32_t bound) {
-        return static_cast<std::uint32_t>(next() % bound);
-    }
+    std::uint32_t below(std::uint32_t bound) { return static_cast<std::uint32_t>(next() % bound); }
 
-private:
+  private:
     std::uint64_t state_;
 };
 

@@ -26,7 +26,7 @@ struct CutTally {
 };
 
 class PendingFile final {
-public:
+  public:
     // `durable` is what the disk already holds for sure (what the file
     // contained when the simulator first saw it; empty for a new file).
     explicit PendingFile(Bytes durable);
@@ -51,10 +51,10 @@ public:
     Bytes image_after_cut(CutMode mode, const DeviceModel& device, CutRandom& random,
                           CutTally& tally) const;
 
-private:
+  private:
     struct Operation {
-        std::int64_t offset = 0;  // write: where it starts
-        Bytes data;               // write: what it wrote
+        std::int64_t offset = 0;        // write: where it starts
+        Bytes data;                     // write: what it wrote
         std::int64_t truncate_to = -1;  // >= 0: this is a truncate to that size
     };
 

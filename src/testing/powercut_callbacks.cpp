@@ -29,18 +29,21 @@ struct PowercutFile {
     std::shared_ptr<PendingFile> pending;  // null when not tracked
 };
 
-constexpr std::size_t kRealOffset =
-    (sizeof(PowercutFile) + alignof(std::max_align_t) - 1) / alignof(std::max_align_t) *
-    alignof(std::max_align_t);
+constexpr std::size_t kRealOffset = (sizeof(PowercutFile) + alignof(std::max_align_t) - 1) /
+                                    alignof(std::max_align_t) * alignof(std::max_align_t);
 
-PowercutFile* wrapper(sqlite3_file* file) { return reinterpret_cast<PowercutFile*>(file); }
+PowercutFile* wrapper(sqlite3_file* file) {
+    return reinterpret_cast<PowercutFile*>(file);
+}
 sqlite3_file* real_file(sqlite3_file* file) {
     return reinterpret_cast<sqlite3_file*>(reinterpret_cast<char*>(file) + kRealOffset);
 }
 const sqlite3_io_methods& real_methods(sqlite3_file* file) {
     return *real_file(file)->pMethods;
 }
-Impl& owner_of(sqlite3_vfs* vfs) { return *static_cast<Impl*>(vfs->pAppData); }
+Impl& owner_of(sqlite3_vfs* vfs) {
+    return *static_cast<Impl*>(vfs->pAppData);
+}
 
 FileKind kind_from_flags(int flags) {
     if (flags & SQLITE_OPEN_MAIN_DB) return FileKind::kMainDb;
@@ -51,10 +54,14 @@ FileKind kind_from_flags(int flags) {
 
 FileCounters& counters_of(Impl& impl, FileKind kind) {
     switch (kind) {
-        case FileKind::kMainDb: return impl.counters.main_db;
-        case FileKind::kWal: return impl.counters.wal;
-        case FileKind::kJournal: return impl.counters.journal;
-        case FileKind::kOther: break;
+        case FileKind::kMainDb:
+            return impl.counters.main_db;
+        case FileKind::kWal:
+            return impl.counters.wal;
+        case FileKind::kJournal:
+            return impl.counters.journal;
+        case FileKind::kOther:
+            break;
     }
     return impl.counters.other;
 }
@@ -271,7 +278,9 @@ int vfs_open(sqlite3_vfs* vfs, const char* name, sqlite3_file* file, int flags, 
     try {
         std::lock_guard<std::mutex> lock(impl.mutex);
         if (impl.off) return SQLITE_IOERR;
-        self = new (file) PowercutFile{{nullptr}, &impl, kind_from_flags(flags),
+        self = new (file) PowercutFile{{nullptr},
+                                       &impl,
+                                       kind_from_flags(flags),
                                        name != nullptr ? std::string(name) : std::string(),
                                        nullptr};
         sqlite3_file* real = real_file(file);
@@ -280,8 +289,7 @@ int vfs_open(sqlite3_vfs* vfs, const char* name, sqlite3_file* file, int flags, 
             self->~PowercutFile();
             return rc;
         }
-        const bool durable_kind = self->kind == FileKind::kMainDb ||
-                                  self->kind == FileKind::kWal ||
+        const bool durable_kind = self->kind == FileKind::kMainDb || self->kind == FileKind::kWal ||
                                   self->kind == FileKind::kJournal ||
                                   (flags & SQLITE_OPEN_SUPER_JOURNAL) != 0;
         if (impl.options.simulate_cuts && durable_kind && !self->path.empty()) {

@@ -17,7 +17,7 @@
 namespace outpost::testing {
 
 class PowercutVfs::Impl final {
-public:
+  public:
     Impl(std::string name, const PowercutOptions& options, sqlite3_vfs* real);
 
     // Set up once by create(); read-only afterwards.

@@ -65,9 +65,12 @@ std::string base_name(const std::string& path) {
 
 const char* mode_name(CutMode mode) {
     switch (mode) {
-        case CutMode::kDropAllPending: return "drop-all";
-        case CutMode::kKeepAllPending: return "keep-all";
-        case CutMode::kRandom: return "random";
+        case CutMode::kDropAllPending:
+            return "drop-all";
+        case CutMode::kKeepAllPending:
+            return "keep-all";
+        case CutMode::kRandom:
+            return "random";
     }
     return "?";
 }
@@ -102,17 +105,20 @@ bool write_new_file(const std::string& path, const Bytes& bytes, std::string* er
 
 const FileCounters& IoCounters::of(FileKind kind) const {
     switch (kind) {
-        case FileKind::kMainDb: return main_db;
-        case FileKind::kWal: return wal;
-        case FileKind::kJournal: return journal;
-        case FileKind::kOther: return other;
+        case FileKind::kMainDb:
+            return main_db;
+        case FileKind::kWal:
+            return wal;
+        case FileKind::kJournal:
+            return journal;
+        case FileKind::kOther:
+            return other;
     }
     return other;
 }
 
 std::uint64_t IoCounters::total_bytes_written() const {
-    return main_db.bytes_written + wal.bytes_written + journal.bytes_written +
-           other.bytes_written;
+    return main_db.bytes_written + wal.bytes_written + journal.bytes_written + other.bytes_written;
 }
 
 std::uint64_t IoCounters::total_syncs() const {
@@ -169,8 +175,8 @@ std::unique_ptr<PowercutVfs> PowercutVfs::create(const std::string& name,
                                                  std::string* error) {
     const std::uint32_t sector = options.device.sector_size;
     if (sector < 512 || sector > 65536 || (sector & (sector - 1)) != 0) {
-        *error = "sector size " + std::to_string(sector) +
-                 " is not a power of two from 512 to 65536";
+        *error =
+            "sector size " + std::to_string(sector) + " is not a power of two from 512 to 65536";
         return nullptr;
     }
     sqlite3_vfs* real = sqlite3_vfs_find(nullptr);
@@ -196,9 +202,13 @@ std::unique_ptr<PowercutVfs> PowercutVfs::create(const std::string& name,
 
 PowercutVfs::PowercutVfs(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
-PowercutVfs::~PowercutVfs() { sqlite3_vfs_unregister(&impl_->vfs); }
+PowercutVfs::~PowercutVfs() {
+    sqlite3_vfs_unregister(&impl_->vfs);
+}
 
-const std::string& PowercutVfs::name() const { return impl_->name; }
+const std::string& PowercutVfs::name() const {
+    return impl_->name;
+}
 
 bool PowercutVfs::arm(const CutTrigger& trigger, const CutPolicy& policy) {
     std::lock_guard<std::mutex> lock(impl_->mutex);

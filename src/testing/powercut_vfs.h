@@ -105,14 +105,13 @@ struct PowercutOptions {
 };
 
 class PowercutVfs final {
-public:
+  public:
     // Registers a VFS called `name` (not as the default VFS) on top of the
     // VFS that is the default now. Returns nullptr and sets *error if the
     // name is already registered, the options are invalid (sector size) or
     // there is no default VFS. The returned object owns the registration.
     static std::unique_ptr<PowercutVfs> create(const std::string& name,
-                                               const PowercutOptions& options,
-                                               std::string* error);
+                                               const PowercutOptions& options, std::string* error);
 
     // Unregisters the VFS. Every connection opened through it must have been
     // closed first (SQLite keeps a pointer to it).
@@ -164,7 +163,7 @@ public:
 
     class Impl;
 
-private:
+  private:
     explicit PowercutVfs(std::unique_ptr<Impl> impl);
     std::unique_ptr<Impl> impl_;
 };

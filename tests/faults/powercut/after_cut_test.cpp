@@ -1,10 +1,9 @@
 // Proves that once the power is cut the machine stays off: every I/O through
 // the VFS fails, so the workload stops at the cut, while closing connections
 // and files still works so a test can tidy up.
-#include <catch2/catch.hpp>
-
 #include <sqlite3.h>
 
+#include <catch2/catch.hpp>
 #include <memory>
 #include <string>
 
@@ -26,7 +25,9 @@ std::unique_ptr<PowercutVfs> make_vfs() {
     return vfs;
 }
 
-bool is_io_error(int rc) { return (rc & 0xff) == SQLITE_IOERR; }
+bool is_io_error(int rc) {
+    return (rc & 0xff) == SQLITE_IOERR;
+}
 
 TEST_CASE("after the cut every file operation through the VFS fails with an I/O error") {
     TempDir dir;
@@ -75,8 +76,8 @@ TEST_CASE("after the cut an open WAL connection can neither write nor read, and 
     CHECK(sqlite3_close(db) == SQLITE_OK);
 
     sqlite3* again = nullptr;
-    const int open_rc = sqlite3_open_v2(dir.file("t.db").c_str(), &again, SQLITE_OPEN_READWRITE,
-                                        kVfsName);
+    const int open_rc =
+        sqlite3_open_v2(dir.file("t.db").c_str(), &again, SQLITE_OPEN_READWRITE, kVfsName);
     int query_rc = SQLITE_OK;
     if (open_rc == SQLITE_OK) {
         query_rc = sqlite3_exec(again, "SELECT count(*) FROM t", nullptr, nullptr, nullptr);

@@ -27,7 +27,7 @@ struct CutRunResult {
     Recovered recovered;
     std::string report;  // the VFS's cut report, for failure messages
     CutSummary summary;
-    std::string error;   // set if the experiment itself could not run
+    std::string error;  // set if the experiment itself could not run
 };
 
 CutRunResult run_with_cut(const PowercutOptions& vfs_options, const CutPlan& plan,

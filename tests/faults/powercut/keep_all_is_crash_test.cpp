@@ -2,7 +2,6 @@
 // the kernel's page cache survives, so no acknowledged commit is lost in any
 // journal or synchronous mode, even synchronous=OFF.
 #include <catch2/catch.hpp>
-
 #include <string>
 
 #include "cut_run.h"
@@ -51,7 +50,8 @@ TEST_CASE("keeping all pending writes loses no acknowledged commit in WAL mode, 
     crash_after_every_commit_and_write("WAL");
 }
 
-TEST_CASE("keeping all pending writes loses no acknowledged commit in DELETE mode, synchronous=OFF") {
+TEST_CASE(
+    "keeping all pending writes loses no acknowledged commit in DELETE mode, synchronous=OFF") {
     crash_after_every_commit_and_write("DELETE");
 }
 

@@ -3,7 +3,6 @@
 // keeps, how a torn write lands sector by sector with and without powersafe
 // overwrite, and that a seed reproduces a cut.
 #include <catch2/catch.hpp>
-
 #include <memory>
 #include <string>
 
@@ -110,8 +109,7 @@ TEST_CASE("with powersafe overwrite a torn write lands whole sectors and touches
     const ByteString write = filled(1200, 'b');
     int torn_mixed = 0;
     for (std::uint64_t seed = 1; seed <= 40; ++seed) {
-        const ByteString image =
-            cut_after_one_write(true, {CutMode::kRandom, seed}, offset, write);
+        const ByteString image = cut_after_one_write(true, {CutMode::kRandom, seed}, offset, write);
         REQUIRE(image.size() == 4096);
         int outside_changed = 0;
         int inside_foreign = 0;
@@ -308,6 +306,26 @@ TEST_CASE("a VFS name can be registered once; invalid sector sizes are refused")
     CHECK(sqlite3_vfs_find("powercut-odd") == nullptr);
     first.reset();
     CHECK(sqlite3_vfs_find("powercut-once") == nullptr);
+}
+
+TEST_CASE("a counting-only VFS counts I/O but refuses to simulate a cut") {
+    PowercutOptions options;
+    options.forward_syncs = false;
+    options.simulate_cuts = false;
+    std::string error;
+    auto vfs = PowercutVfs::create("powercut-counting", options, &error);
+    REQUIRE(vfs != nullptr);
+    TempDir dir;
+    {
+        RawFile file(vfs->name(), dir.file("f.db"), SQLITE_OPEN_MAIN_DB);
+        REQUIRE(file.write(0, filled(4096, 'a')) == SQLITE_OK);
+        REQUIRE(file.sync() == SQLITE_OK);
+    }
+    CHECK(vfs->counters().main_db.bytes_written == 4096);
+    CHECK(vfs->counters().main_db.syncs == 1);
+    CHECK_FALSE(vfs->arm(CutTrigger::before_sync(1), {}));
+    CHECK_FALSE(vfs->cut_now({}));
+    CHECK_FALSE(vfs->is_off());
 }
 
 TEST_CASE("write_images refuses while the power is on") {

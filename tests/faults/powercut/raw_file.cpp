@@ -16,7 +16,9 @@ RawFile::RawFile(const std::string& vfs_name, const std::string& path, int type_
     open_ = open_rc_ == SQLITE_OK && file()->pMethods != nullptr;
 }
 
-RawFile::~RawFile() { close(); }
+RawFile::~RawFile() {
+    close();
+}
 
 int RawFile::write(long long offset, const ByteString& bytes) {
     if (!open_) return SQLITE_MISUSE;
@@ -25,11 +27,13 @@ int RawFile::write(long long offset, const ByteString& bytes) {
 
 int RawFile::sync() {
     if (!open_) return SQLITE_MISUSE;
-    return file()->pMethods->xSync(file(), SQLITE_SYNC_NORMAL); }
+    return file()->pMethods->xSync(file(), SQLITE_SYNC_NORMAL);
+}
 
 int RawFile::truncate(long long size) {
     if (!open_) return SQLITE_MISUSE;
-    return file()->pMethods->xTruncate(file(), size); }
+    return file()->pMethods->xTruncate(file(), size);
+}
 
 int RawFile::read(long long offset, int size, ByteString* out) {
     if (!open_) return SQLITE_MISUSE;
@@ -47,7 +51,8 @@ int RawFile::size(long long* out) {
 
 int RawFile::lock(int level) {
     if (!open_) return SQLITE_MISUSE;
-    return file()->pMethods->xLock(file(), level); }
+    return file()->pMethods->xLock(file(), level);
+}
 
 int RawFile::close() {
     if (!open_) return SQLITE_OK;
@@ -55,7 +60,9 @@ int RawFile::close() {
     return file()->pMethods->xClose(file());
 }
 
-ByteString filled(std::size_t size, unsigned char byte) { return ByteString(size, byte); }
+ByteString filled(std::size_t size, unsigned char byte) {
+    return ByteString(size, byte);
+}
 
 ByteString read_host_file(const std::string& path) {
     std::ifstream in(path, std::ios::binary);

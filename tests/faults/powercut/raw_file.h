@@ -13,7 +13,7 @@ namespace outpost::testing {
 using ByteString = std::vector<unsigned char>;
 
 class RawFile final {
-public:
+  public:
     // Opens (creating) `path` through the VFS named `vfs_name` with the given
     // SQLITE_OPEN_* file-type flag. open_rc() tells whether it worked. The
     // unix VFS opens a WAL or journal only beside an existing database file.
@@ -32,7 +32,7 @@ public:
     int lock(int level);
     int close();
 
-private:
+  private:
     sqlite3_vfs* vfs_ = nullptr;
     std::vector<unsigned char> storage_;  // szOsFile bytes for the sqlite3_file
     std::string name_;                    // path followed by two NULs, as SQLite passes

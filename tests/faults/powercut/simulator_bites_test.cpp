@@ -3,7 +3,6 @@
 // happen; where it says "never corrupt, loses a suffix" (WAL + NORMAL), that
 // is exactly what it shows.
 #include <catch2/catch.hpp>
-
 #include <cstdio>
 #include <string>
 

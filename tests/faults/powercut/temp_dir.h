@@ -7,7 +7,7 @@
 namespace outpost::testing {
 
 class TempDir final {
-public:
+  public:
     // Creates a new empty directory under $TMPDIR (or /dev/shm, or /tmp). Aborts the test
     // program if that fails: nothing meaningful can run without it.
     TempDir();
@@ -18,7 +18,7 @@ public:
     const std::string& path() const { return path_; }
     std::string file(const std::string& name) const { return path_ + "/" + name; }
 
-private:
+  private:
     std::string path_;
 };
 

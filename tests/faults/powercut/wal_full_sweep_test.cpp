@@ -4,7 +4,6 @@
 // holding every transaction whose COMMIT returned OK, and the transactions
 // present form a prefix of commit order.
 #include <catch2/catch.hpp>
-
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -25,11 +24,11 @@ std::vector<CutPolicy> sweep_policies() {
 // What a sweep went through, to prove its cuts were not all harmless.
 struct SweepStats {
     int experiments = 0;
-    int interrupted = 0;          // the workload had not finished at the cut
-    int with_lost_writes = 0;     // some pending operation was dropped or torn
+    int interrupted = 0;       // the workload had not finished at the cut
+    int with_lost_writes = 0;  // some pending operation was dropped or torn
     int with_torn_writes = 0;
-    int with_garbage = 0;         // some sector was filled with garbage
-    int in_flight_survived = 0;   // the COMMIT that failed came back anyway
+    int with_garbage = 0;        // some sector was filled with garbage
+    int in_flight_survived = 0;  // the COMMIT that failed came back anyway
 };
 
 // Cuts at every sync of the workload, before and after it takes effect, under
@@ -58,8 +57,8 @@ SweepStats sweep_every_sync(const PowercutOptions& vfs_options, const WorkloadOp
                     check_acknowledged_prefix(run.recovered, run.outcome, workload);
                 if (!problem.empty()) {
                     FAIL_CHECK(problem << "\n  " << run.report << "\n  last acknowledged "
-                                       << run.outcome.last_acknowledged << ", workload error: "
-                                       << run.outcome.error);
+                                       << run.outcome.last_acknowledged
+                                       << ", workload error: " << run.outcome.error);
                 }
             }
         }

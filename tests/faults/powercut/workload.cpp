@@ -22,8 +22,8 @@ int exec(sqlite3* db, const std::string& sql, std::string* error) {
 
 int insert_rows(sqlite3* db, int txn, const WorkloadOptions& options, std::string* error) {
     sqlite3_stmt* insert = nullptr;
-    int rc = sqlite3_prepare_v2(db, "INSERT INTO alarm(txn, idx, payload) VALUES(?1, ?2, ?3)",
-                                -1, &insert, nullptr);
+    int rc = sqlite3_prepare_v2(db, "INSERT INTO alarm(txn, idx, payload) VALUES(?1, ?2, ?3)", -1,
+                                &insert, nullptr);
     const std::string payload(static_cast<std::size_t>(options.payload_bytes),
                               static_cast<char>('a' + txn % 26));
     for (int idx = 0; rc == SQLITE_OK && idx < options.rows_per_transaction; ++idx) {
@@ -82,7 +82,8 @@ WorkloadOutcome run_workload(const std::string& db_path, const std::string& vfs_
     if (rc != SQLITE_OK) {
         outcome.failed = true;
         // The outcome of a failed COMMIT is unknown; leave no transaction open.
-        if (sqlite3_get_autocommit(db) == 0) sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
+        if (sqlite3_get_autocommit(db) == 0)
+            sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
     }
     sqlite3_close(db);
     return outcome;

@@ -40,11 +40,11 @@ WorkloadOutcome run_workload(const std::string& db_path, const std::string& vfs_
 
 // What SQLite's own recovery makes of a database, opened with the default VFS.
 struct Recovered {
-    bool opened = false;        // open and first query worked
-    std::string integrity;      // PRAGMA integrity_check result ("ok" when sound)
+    bool opened = false;    // open and first query worked
+    std::string integrity;  // PRAGMA integrity_check result ("ok" when sound)
     bool table_present = false;
     std::map<int, int> rows_per_transaction;  // txn -> rows found
-    std::string error;          // first SQLite error met, if any
+    std::string error;                        // first SQLite error met, if any
 
     bool corrupt() const { return !opened || integrity != "ok" || !error.empty(); }
 };
