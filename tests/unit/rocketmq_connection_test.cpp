@@ -1,20 +1,14 @@
 // A connection matches responses by opaque, bounds every call by its timeout,
 // survives a server that closed it while idle and refuses hostile frames.
 // The "server" is a scripted loopback listener in a test thread.
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
-#include <atomic>
 #include <catch2/catch.hpp>
 #include <chrono>
-#include <functional>
 #include <string>
 #include <thread>
 
 #include "rocketmq/connection.h"
 #include "rocketmq/frame.h"
+#include "rocketmq_scripted_server.h"
 
 namespace {
 
@@ -24,110 +18,12 @@ using outpost::rocketmq::Connection;
 using outpost::rocketmq::decode_frame;
 using outpost::rocketmq::encode_frame;
 using outpost::rocketmq::RemotingCommand;
+using namespace outpost::rocketmq::testing;
 
-bool read_all(int fd, char* out, std::size_t size) {
-    while (size > 0) {
-        ssize_t got = recv(fd, out, size, 0);
-        if (got <= 0) {
-            return false;
-        }
-        out += got;
-        size -= static_cast<std::size_t>(got);
-    }
-    return true;
-}
-
-void write_all(int fd, const std::string& data) {
-    std::size_t done = 0;
-    while (done < data.size()) {
-        ssize_t sent = send(fd, data.data() + done, data.size() - done, MSG_NOSIGNAL);
-        if (sent <= 0) {
-            return;
-        }
-        done += static_cast<std::size_t>(sent);
-    }
-}
-
-// Reads one request frame from `fd`; returns false when the peer is gone.
-bool read_request(int fd, RemotingCommand* out) {
-    char prefix[4];
-    if (!read_all(fd, prefix, 4)) {
-        return false;
-    }
-    std::uint32_t length = (std::uint32_t(static_cast<unsigned char>(prefix[0])) << 24) |
-                           (std::uint32_t(static_cast<unsigned char>(prefix[1])) << 16) |
-                           (std::uint32_t(static_cast<unsigned char>(prefix[2])) << 8) |
-                           std::uint32_t(static_cast<unsigned char>(prefix[3]));
-    std::string frame(prefix, 4);
-    frame.resize(4 + length);
-    if (!read_all(fd, frame.data() + 4, length)) {
-        return false;
-    }
-    auto decoded = decode_frame(frame);
-    if (!decoded.is_ok()) {
-        return false;
-    }
-    *out = *decoded;
-    return true;
-}
-
-std::string response_to(const RemotingCommand& request, std::int32_t opaque, int code,
+std::string response_to(const RemotingCommand&, std::int32_t opaque, int code,
                         const std::string& body) {
-    RemotingCommand response;
-    response.code = code;
-    response.opaque = opaque;
-    response.flag = outpost::rocketmq::kFlagResponse;
-    response.language = "JAVA";
-    response.body = body;
-    (void)request;
-    return *encode_frame(response);
+    return response_frame(opaque, code, body);
 }
-
-// Accepts connections on 127.0.0.1 and hands each to `script` in a thread.
-class ScriptedServer {
-  public:
-    explicit ScriptedServer(std::function<void(int connection_fd, int index)> script)
-        : script_(std::move(script)) {
-        listener_ = socket(AF_INET, SOCK_STREAM, 0);
-        sockaddr_in address{};
-        address.sin_family = AF_INET;
-        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        address.sin_port = 0;
-        bind(listener_, reinterpret_cast<sockaddr*>(&address), sizeof(address));
-        listen(listener_, 8);
-        socklen_t length = sizeof(address);
-        getsockname(listener_, reinterpret_cast<sockaddr*>(&address), &length);
-        port_ = ntohs(address.sin_port);
-        thread_ = std::thread([this] {
-            for (int index = 0;; ++index) {
-                int fd = accept(listener_, nullptr, nullptr);
-                if (fd < 0 || stopping_) {
-                    if (fd >= 0) close(fd);
-                    return;
-                }
-                accepted_++;
-                script_(fd, index);
-                close(fd);
-            }
-        });
-    }
-    ~ScriptedServer() {
-        stopping_ = true;
-        shutdown(listener_, SHUT_RDWR);
-        close(listener_);
-        thread_.join();
-    }
-    std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
-    int accepted() const { return accepted_; }
-
-  private:
-    std::function<void(int, int)> script_;
-    int listener_ = -1;
-    int port_ = 0;
-    std::atomic<bool> stopping_{false};
-    std::atomic<int> accepted_{0};
-    std::thread thread_;
-};
 
 RemotingCommand ping() {
     RemotingCommand request;

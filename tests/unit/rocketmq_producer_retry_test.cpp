@@ -1,0 +1,219 @@
+// The producer's retry policy, against a scripted name server and two
+// scripted brokers on loopback: transient refusals move to another broker,
+// permanent ones stop at once, stored-but-not-durable answers count apart,
+// and unreachable brokers cost a bounded number of attempts.
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "rocketmq/producer.h"
+#include "rocketmq/properties.h"
+#include "rocketmq/queue_selector.h"
+#include "rocketmq_scripted_server.h"
+
+namespace {
+
+using namespace std::chrono_literals;
+using outpost::StatusCode;
+using namespace outpost::rocketmq;
+using namespace outpost::rocketmq::testing;
+
+// A broker that answers SEND_MESSAGE with scripted codes (then 0).
+struct FakeBroker {
+    std::mutex mutex;
+    std::deque<int> codes;                  // guarded by mutex
+    std::vector<RemotingCommand> received;  // guarded by mutex
+    std::unique_ptr<ScriptedServer> server;
+
+    FakeBroker() {
+        server = std::make_unique<ScriptedServer>([this](int fd, int) {
+            RemotingCommand request;
+            while (read_request(fd, &request)) {
+                int code = 0;
+                std::int64_t offset = 0;
+                {
+                    std::lock_guard<std::mutex> lock(mutex);
+                    if (!codes.empty()) {
+                        code = codes.front();
+                        codes.pop_front();
+                    }
+                    received.push_back(request);
+                    offset = static_cast<std::int64_t>(received.size());
+                }
+                write_all(fd, response_frame(request.opaque, code, "",
+                                             {{"msgId", "OFFSETID"},
+                                              {"queueId", request.ext_fields["queueId"]},
+                                              {"queueOffset", std::to_string(offset)}}));
+            }
+        });
+    }
+    std::size_t count() {
+        std::lock_guard<std::mutex> lock(mutex);
+        return received.size();
+    }
+};
+
+std::string route_json(const std::string& address_a, const std::string& address_b) {
+    return R"({"brokerDatas":[)"
+           R"({"brokerName":"broker-a","cluster":"c","brokerAddrs":{"0":")" +
+           address_a +
+           R"("}},)"
+           R"({"brokerName":"broker-b","cluster":"c","brokerAddrs":{"0":")" +
+           address_b +
+           R"("}}],)"
+           R"("queueDatas":[{"brokerName":"broker-a","perm":6,"readQueueNums":4,"writeQueueNums":4},)"
+           R"({"brokerName":"broker-b","perm":6,"readQueueNums":4,"writeQueueNums":4}]})";
+}
+
+// A name server that knows only topic "alarms".
+std::unique_ptr<ScriptedServer> fake_name_server(const std::string& route) {
+    return std::make_unique<ScriptedServer>([route](int fd, int) {
+        RemotingCommand request;
+        while (read_request(fd, &request)) {
+            const bool known = request.ext_fields["topic"] == "alarms";
+            write_all(fd, response_frame(request.opaque, known ? 0 : 17, known ? route : ""));
+        }
+    });
+}
+
+// Two brokers behind one name server that routes topic "alarms" to both.
+struct TwoBrokerCluster {
+    FakeBroker a;
+    FakeBroker b;
+    std::unique_ptr<ScriptedServer> name_server =
+        fake_name_server(route_json(a.server->address(), b.server->address()));
+};
+
+// A sharding key whose queue (of the 8 in the route) is on broker-a.
+std::string key_on_broker_a() {
+    for (int i = 0;; ++i) {
+        std::string key = "device-" + std::to_string(i);
+        if (select_queue_index(key, 8) < 4) {
+            return key;
+        }
+    }
+}
+
+ProducerOptions fast_options(const std::string& name_server) {
+    ProducerOptions options;
+    options.name_server_addresses = name_server;
+    options.request_timeout = 1000ms;
+    options.initial_backoff = 1ms;
+    options.max_backoff = 5ms;
+    return options;
+}
+
+}  // namespace
+
+TEST_CASE("SYSTEM_BUSY from one broker sends the retry to the other broker") {
+    TwoBrokerCluster cluster;
+    FakeBroker& a = cluster.a;
+    FakeBroker& b = cluster.b;
+    a.codes = {2};
+    Producer producer(fast_options(cluster.name_server->address()));
+    auto receipt = producer.send("alarms", "critical", "evt-1", "{}", key_on_broker_a());
+    REQUIRE(receipt.is_ok());
+    CHECK(receipt->broker_name == "broker-b");
+    CHECK(receipt->attempts == 2);
+    CHECK(a.count() == 1);
+    CHECK(b.count() == 1);
+    CHECK(producer.counters().retries == 1);
+    CHECK(producer.counters().sent_ok == 1);
+}
+
+TEST_CASE("MESSAGE_ILLEGAL is final: one attempt, kRejected naming the code") {
+    TwoBrokerCluster cluster;
+    FakeBroker& a = cluster.a;
+    FakeBroker& b = cluster.b;
+    a.codes = {13};
+    Producer producer(fast_options(cluster.name_server->address()));
+    auto receipt = producer.send("alarms", "t", "evt-2", "{}", key_on_broker_a());
+    REQUIRE_FALSE(receipt.is_ok());
+    CHECK(receipt.status().code() == StatusCode::kRejected);
+    CHECK(receipt.status().message().find("MESSAGE_ILLEGAL") != std::string::npos);
+    CHECK(a.count() + b.count() == 1);
+    CHECK(producer.counters().failed == 1);
+}
+
+TEST_CASE("FLUSH_DISK_TIMEOUT is stored: reported distinctly and counted apart") {
+    TwoBrokerCluster cluster;
+    FakeBroker& a = cluster.a;
+    FakeBroker& b = cluster.b;
+    a.codes = {10};
+    Producer producer(fast_options(cluster.name_server->address()));
+    auto receipt = producer.send("alarms", "t", "evt-3", "{}", key_on_broker_a());
+    REQUIRE(receipt.is_ok());
+    CHECK(receipt->status == SendStatus::kFlushDiskTimeout);
+    CHECK(a.count() == 1);  // never resent
+    CHECK(b.count() == 0);
+    CHECK(producer.counters().stored_not_durable == 1);
+    CHECK(producer.counters().sent_ok == 0);
+}
+
+TEST_CASE("one sharding key keeps one queue; the request carries its properties") {
+    TwoBrokerCluster cluster;
+    FakeBroker& a = cluster.a;
+    Producer producer(fast_options(cluster.name_server->address()));
+    const std::string key = key_on_broker_a();
+    for (int i = 0; i < 20; ++i) {
+        REQUIRE(producer.send("alarms", "t", "evt-" + std::to_string(i), "{}", key).is_ok());
+    }
+    REQUIRE(a.count() == 20);
+    std::lock_guard<std::mutex> lock(a.mutex);
+    for (const RemotingCommand& request : a.received) {
+        CHECK(request.ext_fields.at("queueId") == a.received[0].ext_fields.at("queueId"));
+    }
+    auto properties = decode_properties(a.received[3].ext_fields.at("properties"));
+    REQUIRE(properties.is_ok());
+    CHECK(properties->at("KEYS") == "evt-3");
+    CHECK(properties->at("WAIT") == "true");
+    CHECK(properties->at("UNIQ_KEY").size() == 32);
+}
+
+TEST_CASE("unreachable brokers fail with kUnavailable after max_attempts, in bounded time") {
+    std::string dead_a;
+    std::string dead_b;
+    {
+        FakeBroker a;
+        FakeBroker b;
+        dead_a = a.server->address();
+        dead_b = b.server->address();
+    }  // both closed: connections are refused
+    auto name_server = fake_name_server(route_json(dead_a, dead_b));
+    ProducerOptions options = fast_options(name_server->address());
+    options.max_attempts = 4;
+    Producer producer(options);
+    const auto start = std::chrono::steady_clock::now();
+    auto receipt = producer.send("alarms", "t", "evt", "{}", "device-1");
+    REQUIRE_FALSE(receipt.is_ok());
+    CHECK(receipt.status().code() == StatusCode::kUnavailable);
+    CHECK(receipt.status().message().find("after 4 attempts") != std::string::npos);
+    CHECK(std::chrono::steady_clock::now() - start < 2s);
+    CHECK(producer.counters().retries == 3);
+}
+
+TEST_CASE("a bad topic or empty body is refused before any network use") {
+    auto name_server = fake_name_server("{}");
+    Producer producer(fast_options(name_server->address()));
+    auto bad_topic = producer.send("site/1/alarm", "t", "k", "{}", "d");
+    REQUIRE_FALSE(bad_topic.is_ok());
+    CHECK(bad_topic.status().code() == StatusCode::kInvalidArgument);
+    auto empty = producer.send("alarms", "t", "k", "", "d");
+    REQUIRE_FALSE(empty.is_ok());
+    CHECK(empty.status().code() == StatusCode::kInvalidArgument);
+    CHECK(name_server->accepted() == 0);
+}
+
+TEST_CASE("an unknown topic with auto creation off fails with kNotFound") {
+    auto name_server = fake_name_server("{}");
+    ProducerOptions options = fast_options(name_server->address());
+    options.auto_create_topics = false;
+    Producer producer(options);
+    auto receipt = producer.send("unknown_topic", "t", "k", "{}", "d");
+    REQUIRE_FALSE(receipt.is_ok());
+    CHECK(receipt.status().code() == StatusCode::kNotFound);
+}
