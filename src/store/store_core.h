@@ -94,6 +94,13 @@ public:
 
     Result<StoreStats> stats();
     void count_purged(int64_t rows);
+
+    // Calls `listener` after every write transaction of this process that
+    // committed durably (on the committing thread, outside the queue lock).
+    // Replaces any previous listener; nullptr removes it. Once this returns,
+    // the previous listener is not running and will not be called again.
+    // The listener must be quick and must not call the Store.
+    void set_commit_listener(std::function<void()> listener);
     Status close();
 
     const std::string& path() const { return path_; }
@@ -145,6 +152,9 @@ private:
     int64_t data_version_ = -1;   // PRAGMA data_version after our last look
     int64_t page_size_ = 4096;
     int wal_frames_seen_ = 0;     // frame count the WAL hook reported last
+
+    std::mutex listener_mutex_;
+    std::function<void()> commit_listener_;  // guarded by listener_mutex_
 
     mutable std::mutex stats_mutex_;
     StoreStats counters_;         // guarded by stats_mutex_

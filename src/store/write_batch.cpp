@@ -193,9 +193,20 @@ void StoreCore::run_batch(const std::vector<WriteOp*>& batch) {
 
     for (const auto& [device, seq] : overlay) last_seq_[device] = seq;  // I3
     high_water_id_ = std::max(high_water_id_, context.max_outbox_id());
-    std::lock_guard<std::mutex> lock(stats_mutex_);
-    counters_.commits++;
-    counters_.events_recorded += context.events_added();
+    {
+        std::lock_guard<std::mutex> lock(stats_mutex_);
+        counters_.commits++;
+        counters_.events_recorded += context.events_added();
+    }
+    // After the durable COMMIT only: a listener (the publisher) must never
+    // see a row whose transaction could still roll back (no phantom events).
+    std::lock_guard<std::mutex> lock(listener_mutex_);
+    if (commit_listener_) commit_listener_();
+}
+
+void StoreCore::set_commit_listener(std::function<void()> listener) {
+    std::lock_guard<std::mutex> lock(listener_mutex_);
+    commit_listener_ = std::move(listener);
 }
 
 Status StoreCore::recover_after_io_error() {
