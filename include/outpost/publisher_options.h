@@ -1,0 +1,81 @@
+// How the alarm publisher connects, paces itself and gives up. Every field
+// has a default that suits a gateway talking to a broker over a WAN link.
+#ifndef OUTPOST_PUBLISHER_OPTIONS_H
+#define OUTPOST_PUBLISHER_OPTIONS_H
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include "outpost/clock.h"
+
+namespace outpost {
+
+// TLS for an "ssl://" broker URI. Paths are PEM files; empty means unused.
+struct PublisherTlsOptions {
+    std::string ca_file;        // trust anchor for the broker's certificate
+    std::string cert_file;      // client certificate (mutual TLS)
+    std::string key_file;       // client private key
+    std::string key_password;   // if key_file is encrypted
+    bool verify_server = true;  // check the broker's certificate and host name
+};
+
+struct PublisherOptions {
+    // "tcp://host:port" or "ssl://host:port" (then `tls` applies).
+    std::string broker_uri = "tcp://127.0.0.1:1883";
+    // MQTT client id; empty means "outpost-<gatewayId>". Only the lease
+    // holder connects, so one id per gateway is enough.
+    std::string client_id;
+    // Credentials; both empty means anonymous.
+    std::string username;
+    std::string password;
+    PublisherTlsOptions tls;
+
+    std::chrono::seconds keepalive = std::chrono::seconds(30);
+    // How long one connection attempt may take before it counts as failed.
+    std::chrono::milliseconds connect_timeout = std::chrono::seconds(10);
+
+    // W: QoS 1 publishes awaiting their PUBACK at once. Clamped to the
+    // broker's Receive Maximum (from CONNACK). At least 1.
+    int max_in_flight = 20;
+
+    // A row whose publish the broker refuses (PUBACK reason >= 0x80, payload
+    // too large) is retried after a backoff and moves to DEAD when it has
+    // failed this many times. Connection failures never count. At least 1.
+    int max_attempts = 10;
+    std::chrono::milliseconds retry_initial = std::chrono::seconds(1);
+    std::chrono::milliseconds retry_max = std::chrono::minutes(5);
+
+    // Reconnect pacing after a connection failure: capped exponential with
+    // jitter, reset by a successful connect.
+    std::chrono::milliseconds reconnect_initial = std::chrono::milliseconds(500);
+    std::chrono::milliseconds reconnect_max = std::chrono::seconds(60);
+
+    // How often a publisher that does not hold the lease tries the lock again.
+    std::chrono::milliseconds lease_retry = std::chrono::milliseconds(250);
+    // How often PRAGMA data_version is read to notice commits by other
+    // processes (commits by this process wake the publisher at once).
+    std::chrono::milliseconds poll_interval = std::chrono::milliseconds(25);
+    // Safety net: a full rescan of the outbox from the first row. It also
+    // picks up replayed rows, whose ids are below the publisher's cursor.
+    std::chrono::milliseconds rescan_interval = std::chrono::seconds(5);
+    // How often the publisher thread calls Store::purge_expired().
+    std::chrono::milliseconds purge_interval = std::chrono::seconds(10);
+
+    // SENT marks are committed in one transaction when this many PUBACKs
+    // have accumulated or when the oldest has waited mark_delay.
+    int mark_batch = 64;
+    std::chrono::milliseconds mark_delay = std::chrono::milliseconds(2);
+
+    // Clock for every timing decision (boot_ms only; the wall clock is never
+    // consulted). Borrowed; must outlive the publisher. nullptr means
+    // system_clock().
+    const Clock* clock = nullptr;
+
+    // Seed for the backoff jitter; 0 picks one from the process id and time.
+    uint64_t jitter_seed = 0;
+};
+
+}  // namespace outpost
+
+#endif  // OUTPOST_PUBLISHER_OPTIONS_H

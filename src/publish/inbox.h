@@ -1,0 +1,76 @@
+// Everything that can wake the publisher thread, in one place: commits
+// (from the store's commit listener), publish results and connection loss
+// (from the MQTT client's thread), finished SENT marks (from the marker
+// thread) and a stop request. Producers post and return at once; the
+// publisher thread takes everything in one go. Events keep their order, so
+// a PUBACK that arrived before a connection loss is processed before it.
+#ifndef OUTPOST_PUBLISH_INBOX_H
+#define OUTPOST_PUBLISH_INBOX_H
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "outpost/status.h"
+
+namespace outpost::publish {
+
+// What happened to one publish, as the MQTT client reported it.
+struct PublishOutcome {
+    enum class Kind {
+        kAcked,    // PUBACK with a success reason code (< 0x80)
+        kRefused,  // PUBACK with reason >= 0x80, or refused before sending
+        kLost,     // the connection went away first: no verdict, no attempt
+    };
+    uint64_t tag = 0;
+    Kind kind = Kind::kLost;
+    std::string reason;  // e.g. "PUBACK reason 0x87 (Not authorized)"
+    int64_t at_boot_ms = 0;
+};
+
+struct LinkEvent {
+    enum class Kind { kOutcome, kConnectionLost };
+    Kind kind = Kind::kOutcome;
+    PublishOutcome outcome;  // kOutcome
+    std::string cause;       // kConnectionLost
+};
+
+// A batch of SENT marks that reached the database (or failed to).
+struct MarkReport {
+    std::vector<int64_t> ids;
+    Status status;
+};
+
+// What one wait() collected.
+struct Mail {
+    bool committed = false;  // some transaction committed since the last take
+    bool stop = false;
+    std::vector<LinkEvent> link_events;
+    std::vector<MarkReport> marks;
+    bool empty() const { return !committed && !stop && link_events.empty() && marks.empty(); }
+};
+
+// Thread-safe.
+class Inbox final {
+  public:
+    void post_commit();
+    void post_stop();
+    void post_link_event(LinkEvent event);
+    void post_marks(MarkReport report);
+
+    // Waits until something was posted or `timeout` passed (measured on the
+    // steady clock), then returns and clears everything posted.
+    Mail wait(std::chrono::milliseconds timeout);
+
+  private:
+    std::mutex mutex_;
+    std::condition_variable posted_;
+    Mail mail_;  // guarded by mutex_
+};
+
+}  // namespace outpost::publish
+
+#endif  // OUTPOST_PUBLISH_INBOX_H

@@ -1,0 +1,64 @@
+// outpost::Publisher: option checks and the facade over Publisher::Impl.
+#include "outpost/publisher.h"
+
+#include "publish/publisher_impl.h"
+
+namespace outpost {
+namespace {
+
+Status invalid(const std::string& message) {
+    return Status::error(StatusCode::kInvalidArgument, "publisher options: " + message);
+}
+
+Status check_options(const PublisherOptions& options) {
+    const std::string& uri = options.broker_uri;
+    if (uri.rfind("tcp://", 0) != 0 && uri.rfind("ssl://", 0) != 0) {
+        return invalid("broker_uri '" + uri + "' must start with tcp:// or ssl://");
+    }
+    if (options.max_in_flight < 1) return invalid("max_in_flight must be at least 1");
+    if (options.max_attempts < 1) return invalid("max_attempts must be at least 1");
+    if (options.mark_batch < 1) return invalid("mark_batch must be at least 1");
+    using std::chrono::milliseconds;
+    for (auto [name, value] :
+         {std::pair<const char*, milliseconds>{"retry_initial", options.retry_initial},
+          {"reconnect_initial", options.reconnect_initial},
+          {"lease_retry", options.lease_retry},
+          {"poll_interval", options.poll_interval},
+          {"rescan_interval", options.rescan_interval},
+          {"purge_interval", options.purge_interval},
+          {"connect_timeout", options.connect_timeout}}) {
+        if (value.count() <= 0) return invalid(std::string(name) + " must be positive");
+    }
+    if (options.keepalive.count() <= 0) return invalid("keepalive must be positive");
+    if (options.retry_max < options.retry_initial) return invalid("retry_max < retry_initial");
+    if (options.reconnect_max < options.reconnect_initial) {
+        return invalid("reconnect_max < reconnect_initial");
+    }
+    return Status::ok();
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Publisher>> Publisher::start(Store& store, const PublisherOptions& options) {
+    Status valid = check_options(options);
+    if (!valid) return valid;
+    auto impl = std::make_unique<Impl>(store, options);
+    impl->launch();
+    return std::unique_ptr<Publisher>(new Publisher(std::move(impl)));
+}
+
+Publisher::Publisher(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+Publisher::~Publisher() {
+    impl_->stop(kDefaultStopTimeout);
+}
+
+Status Publisher::stop(std::chrono::milliseconds timeout) {
+    return impl_->stop(timeout);
+}
+
+PublisherStatus Publisher::status() const {
+    return impl_->status();
+}
+
+}  // namespace outpost

@@ -1,0 +1,130 @@
+// The publisher thread's state. Its methods are spread over three files:
+//  publisher_loop.cpp     the thread: wait, dispatch, timers, stop and drain;
+//  publisher_session.cpp  lease (flock + epoch) and broker connection;
+//  publisher_flow.cpp     rows: fetch, publish, verdicts, retries, marks.
+//
+// Threading: everything below "publisher thread only" is touched by the
+// publisher thread alone. Other threads reach it only through inbox_ (paho's
+// thread, the marker thread, the store's committing threads, stop()) and
+// read it only through shared_ (status()).
+//
+// Invariants:
+//  P1. Nothing is published unless the flock is held and epoch_ came from
+//      acquire_epoch() under it; every store write passes epoch_.
+//  P2. A row is marked SENT only after an kAcked outcome for its own tag.
+//  P3. A kLost outcome or a connection loss never calls record_failure.
+//  P4. cursor_ never passes a PENDING row that is neither busy, nor held by a
+//      blocked device (whose block remembers the lowest id it skipped).
+#ifndef OUTPOST_PUBLISH_PUBLISHER_IMPL_H
+#define OUTPOST_PUBLISH_PUBLISHER_IMPL_H
+
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "outpost/publisher.h"
+#include "publish/backoff.h"
+#include "publish/inbox.h"
+#include "publish/latency_sampler.h"
+#include "publish/lease.h"
+#include "publish/mqtt_link.h"
+#include "publish/sent_marker.h"
+#include "publish/window.h"
+#include "store/outbox.h"
+#include "store/store_core.h"
+
+namespace outpost {
+
+class Publisher::Impl final {
+  public:
+    Impl(Store& store, const PublisherOptions& options);
+    ~Impl();
+
+    void launch();
+    Status stop(std::chrono::milliseconds timeout);
+    PublisherStatus status() const;
+
+  private:
+    // publisher_loop.cpp
+    void run();
+    void dispatch(const publish::Mail& mail, int64_t now);
+    void housekeeping(int64_t now);
+    int64_t next_wake(int64_t now) const;
+    Status drain(int64_t deadline);
+    void share_status();
+
+    // publisher_session.cpp
+    bool take_lease(int64_t now);
+    void drop_lease(const std::string& why, int64_t now);
+    void connect(int64_t now);
+    void connection_lost(const std::string& cause, int64_t now);
+    void say_goodbye(std::chrono::milliseconds timeout);
+
+    // publisher_flow.cpp
+    void fill_window(int64_t now);
+    bool refill_ready();
+    void start_publish(store::OutboxRow row, int64_t now);
+    void on_outcome(const publish::PublishOutcome& outcome, int64_t now);
+    void on_refused(store::OutboxRow row, const std::string& reason, int64_t now);
+    void on_marks(const publish::MarkReport& report, int64_t now);
+    void rewind_to(int64_t id);
+    void probe_backlog(int64_t now);
+    void note_store_error(const Status& status, int64_t now);
+
+    Store& store_;
+    store::StoreCore& core_;
+    const PublisherOptions options_;
+    const Clock& clock_;
+    const std::string gateway_id_;
+    const std::string topic_prefix_;  // "outpost/<gatewayId>/"
+    std::string holder_;              // who we are, for the lease row
+
+    publish::Inbox inbox_;
+    publish::LatencySampler commit_latency_;
+    publish::LatencySampler publish_latency_;
+
+    // Publisher thread only.
+    publish::FileLease lease_;
+    int64_t epoch_ = 0;
+    std::optional<store::Db> reader_;
+    std::unique_ptr<publish::MqttLink> link_;      // per lease (its will names the epoch)
+    std::unique_ptr<publish::SentMarker> marker_;  // per lease (it carries the epoch)
+    bool connected_ = false;
+    bool ever_connected_ = false;
+    int64_t connect_failures_in_row_ = 0;
+    int64_t max_packet_bytes_ = 0;  // from CONNACK, 0 = not announced
+    publish::Backoff reconnect_backoff_;
+    publish::Backoff retry_backoff_;
+    publish::Window window_;
+    std::deque<store::OutboxRow> ready_;  // fetched, not yet published
+    int64_t cursor_ = 0;                  // highest id fetched into ready_
+    bool changed_ = true;                 // the database changed since the last fetch
+    bool more_ = true;                    // the last fetch was full: more rows may follow
+    int64_t data_version_ = -1;
+    bool stopping_ = false;
+    int64_t next_lease_try_ = 0;
+    int64_t next_connect_ = 0;
+    int64_t next_poll_ = 0;
+    int64_t next_rescan_ = 0;
+    int64_t next_purge_ = 0;
+    int64_t next_probe_ = 0;
+    PublisherStatus live_;
+
+    mutable std::mutex shared_mutex_;
+    PublisherStatus shared_;  // guarded by shared_mutex_
+
+    std::mutex stop_mutex_;                      // serialises stop() callers
+    std::chrono::milliseconds stop_timeout_{0};  // written before post_stop, read after
+    Status stop_result_;                         // written by the thread before it ends
+    bool stopped_ = false;                       // guarded by stop_mutex_
+    std::thread thread_;
+};
+
+}  // namespace outpost
+
+#endif  // OUTPOST_PUBLISH_PUBLISHER_IMPL_H

@@ -1,0 +1,196 @@
+// The publisher thread: one loop that waits on the Inbox, dispatches what
+// arrived, runs its timers (all on the boot clock) and fills the window.
+#include <pthread.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "publish/publisher_impl.h"
+
+namespace outpost {
+namespace {
+
+// Backlog and oldest-pending age cost a count over the outbox: once a second.
+constexpr int64_t kProbeIntervalMs = 1000;
+// Longest sleep when nothing is scheduled sooner.
+constexpr int64_t kMaxSleepMs = 1000;
+// Drain: how often to look again while waiting for the last PUBACKs.
+constexpr int64_t kDrainPollMs = 20;
+
+std::string make_holder(const std::string& boot_id) {
+    char host[256] = {0};
+    ::gethostname(host, sizeof host - 1);
+    return "pid " + std::to_string(::getpid()) + " on " + host + ", boot " + boot_id;
+}
+
+}  // namespace
+
+Publisher::Impl::Impl(Store& store, const PublisherOptions& options)
+    : store_(store),
+      core_(store.core()),
+      options_(options),
+      clock_(options.clock ? *options.clock : system_clock()),
+      gateway_id_(store.core().gateway_id()),
+      topic_prefix_("outpost/" + gateway_id_ + "/"),
+      holder_(make_holder(clock_.boot_id())),
+      lease_(publish::lease_path_for(store.path())),
+      reconnect_backoff_(options.reconnect_initial.count(), options.reconnect_max.count(),
+                         options.jitter_seed),
+      retry_backoff_(options.retry_initial.count(), options.retry_max.count(),
+                     options.jitter_seed ? options.jitter_seed + 1 : 0),
+      window_(options.max_in_flight) {}
+
+Publisher::Impl::~Impl() {
+    stop(kDefaultStopTimeout);
+}
+
+void Publisher::Impl::launch() {
+    // Local commits wake the thread at once; the listener only posts.
+    core_.set_commit_listener([this] { inbox_.post_commit(); });
+    thread_ = std::thread([this] { run(); });
+}
+
+Status Publisher::Impl::stop(std::chrono::milliseconds timeout) {
+    std::lock_guard<std::mutex> lock(stop_mutex_);
+    if (stopped_) return Status::ok();
+    stopped_ = true;
+    stop_timeout_ = timeout;
+    inbox_.post_stop();
+    if (thread_.joinable()) thread_.join();
+    core_.set_commit_listener(nullptr);
+    return stop_result_;
+}
+
+PublisherStatus Publisher::Impl::status() const {
+    PublisherStatus status;
+    {
+        std::lock_guard<std::mutex> lock(shared_mutex_);
+        status = shared_;
+    }
+    status.commit_to_ack_p50_ms = commit_latency_.percentile(0.50);
+    status.commit_to_ack_p99_ms = commit_latency_.percentile(0.99);
+    status.publish_to_ack_p50_ms = publish_latency_.percentile(0.50);
+    status.publish_to_ack_p99_ms = publish_latency_.percentile(0.99);
+    return status;
+}
+
+void Publisher::Impl::share_status() {
+    live_.lease_held = lease_.held();
+    live_.lease_epoch = lease_.held() ? epoch_ : live_.lease_epoch;
+    live_.connected = connected_;
+    live_.window = window_.capacity();
+    live_.in_flight = window_.in_flight();
+    live_.retrying = window_.retrying();
+    std::lock_guard<std::mutex> lock(shared_mutex_);
+    shared_ = live_;
+}
+
+void Publisher::Impl::run() {
+    pthread_setname_np(pthread_self(), "outpost-pub");
+    for (;;) {
+        int64_t now = clock_.boot_ms();
+        if (!lease_.held() && now >= next_lease_try_ && !take_lease(now)) {
+            next_lease_try_ = now + options_.lease_retry.count();
+        }
+        if (lease_.held()) {
+            if (!connected_ && now >= next_connect_) connect(now);
+            housekeeping(now);
+            if (connected_) fill_window(now);
+        }
+        share_status();
+
+        now = clock_.boot_ms();
+        const int64_t sleep_ms = std::max<int64_t>(0, next_wake(now) - now);
+        publish::Mail mail = inbox_.wait(std::chrono::milliseconds(sleep_ms));
+        dispatch(mail, clock_.boot_ms());
+        if (mail.stop) break;
+    }
+    const int64_t deadline = clock_.boot_ms() + stop_timeout_.count();
+    stop_result_ = drain(deadline);
+    share_status();
+}
+
+void Publisher::Impl::dispatch(const publish::Mail& mail, int64_t now) {
+    if (mail.committed) changed_ = true;
+    for (const publish::LinkEvent& event : mail.link_events) {
+        if (event.kind == publish::LinkEvent::Kind::kOutcome) {
+            on_outcome(event.outcome, now);
+        } else {
+            connection_lost(event.cause, now);
+        }
+    }
+    for (const publish::MarkReport& report : mail.marks) on_marks(report, now);
+}
+
+void Publisher::Impl::housekeeping(int64_t now) {
+    if (now >= next_poll_) {
+        // Another process committed: data_version moves on our reader. Our
+        // own commits announce themselves through the commit listener.
+        auto version = reader_->query_int("PRAGMA data_version", "polling for commits");
+        if (version && *version != data_version_) {
+            data_version_ = *version;
+            changed_ = true;
+        }
+        next_poll_ = now + options_.poll_interval.count();
+    }
+    if (now >= next_rescan_) {
+        // Safety net, and the way replayed rows (ids below the cursor) are
+        // found: start again from the first row. Busy rows are skipped.
+        rewind_to(1);
+        live_.rescans++;
+        next_rescan_ = now + options_.rescan_interval.count();
+    }
+    if (now >= next_purge_) {
+        auto purged = store_.purge_expired();
+        if (!purged) note_store_error(purged.status(), now);
+        next_purge_ = now + options_.purge_interval.count();
+    }
+    if (now >= next_probe_) {
+        probe_backlog(now);
+        next_probe_ = now + kProbeIntervalMs;
+    }
+}
+
+int64_t Publisher::Impl::next_wake(int64_t now) const {
+    int64_t wake = now + kMaxSleepMs;
+    if (!lease_.held()) return std::min(wake, next_lease_try_);
+    wake = std::min({wake, next_poll_, next_rescan_, next_purge_, next_probe_});
+    if (!connected_) return std::min(wake, next_connect_);
+    if (auto due = window_.next_due()) wake = std::min(wake, *due);
+    // Rows fetched but not yet sent, with room to send them: go on now.
+    if (!window_.full() && (!ready_.empty() || more_ || changed_)) wake = now;
+    return wake;
+}
+
+Status Publisher::Impl::drain(int64_t deadline) {
+    stopping_ = true;
+    if (lease_.held()) {
+        // Nothing new goes out; wait for the verdicts on what is in flight.
+        while (connected_ && window_.in_flight() > 0) {
+            const int64_t now = clock_.boot_ms();
+            if (now >= deadline) break;
+            publish::Mail mail =
+                inbox_.wait(std::chrono::milliseconds(std::min(kDrainPollMs, deadline - now)));
+            dispatch(mail, clock_.boot_ms());
+        }
+    }
+    const int64_t unanswered = window_.in_flight();
+    if (marker_) {
+        marker_->finish();  // commits every mark queued so far
+        dispatch(inbox_.wait(std::chrono::milliseconds(0)), clock_.boot_ms());
+    }
+    const int64_t now = clock_.boot_ms();
+    if (lease_.held()) {
+        say_goodbye(std::chrono::milliseconds(std::clamp<int64_t>(deadline - now, 200, 2000)));
+        drop_lease("publisher stopped", now);
+    }
+    if (unanswered > 0) {
+        return Status::error(StatusCode::kTimeout,
+                             std::to_string(unanswered) +
+                                 " publishes were still unacknowledged at the stop deadline;"
+                                 " they stay PENDING and will be published again");
+    }
+    return Status::ok();
+}
+
+}  // namespace outpost

@@ -1,0 +1,73 @@
+#include "publish/sent_marker.h"
+
+#include <pthread.h>
+
+#include <utility>
+
+#include "store/outbox.h"
+
+namespace outpost::publish {
+namespace {
+
+// After a failed mark (I/O error, busy database) the ids are kept and tried
+// again after this pause; the rows stay busy, so nothing is republished.
+constexpr std::chrono::milliseconds kRetryPause{100};
+
+}  // namespace
+
+SentMarker::SentMarker(store::StoreCore& core, Inbox& inbox, int64_t epoch, int batch,
+                       std::chrono::milliseconds delay)
+    : core_(core),
+      inbox_(inbox),
+      epoch_(epoch),
+      batch_(static_cast<size_t>(batch > 0 ? batch : 1)),
+      delay_(delay),
+      thread_([this] { run(); }) {}
+
+SentMarker::~SentMarker() {
+    finish();
+}
+
+void SentMarker::add(int64_t id) {
+    bool wake;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        queued_.push_back(id);
+        wake = queued_.size() == 1 || queued_.size() >= batch_;
+    }
+    if (wake) changed_.notify_one();
+}
+
+void SentMarker::finish() {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        finishing_ = true;
+    }
+    changed_.notify_one();
+    if (thread_.joinable()) thread_.join();
+}
+
+void SentMarker::run() {
+    pthread_setname_np(pthread_self(), "outpost-mark");
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+        changed_.wait(lock, [&] { return finishing_ || !queued_.empty(); });
+        if (queued_.empty()) return;  // finishing, nothing left
+        // Let a batch gather: up to `delay_` after the first id arrived.
+        changed_.wait_for(lock, delay_, [&] { return finishing_ || queued_.size() >= batch_; });
+        std::vector<int64_t> ids = std::move(queued_);
+        queued_.clear();
+        const bool finishing = finishing_;
+        lock.unlock();
+        Status status = store::mark_sent(core_, ids, epoch_);
+        const bool retry = !status && status.code() != StatusCode::kFenced && !finishing;
+        inbox_.post_marks(MarkReport{retry ? std::vector<int64_t>() : ids, status});
+        lock.lock();
+        if (retry) {
+            queued_.insert(queued_.begin(), ids.begin(), ids.end());
+            changed_.wait_for(lock, kRetryPause, [&] { return finishing_; });
+        }
+    }
+}
+
+}  // namespace outpost::publish
