@@ -2,7 +2,6 @@
 
 #include <time.h>
 
-#include <cctype>
 #include <cmath>
 #include <cstdio>
 
@@ -12,14 +11,6 @@ namespace outpost::store {
 namespace {
 
 using nlohmann::json;
-
-bool all_chars(const std::string& text, size_t max, bool (*ok)(char)) {
-    if (text.empty() || text.size() > max) return false;
-    for (char c : text) {
-        if (!ok(c)) return false;
-    }
-    return true;
-}
 
 Status invalid(const std::string& message) {
     return Status::error(StatusCode::kInvalidArgument, message);
@@ -51,57 +42,6 @@ json common_fields(const std::string& event_type, const std::string& device_id,
 }
 
 }  // namespace
-
-bool is_valid_identifier(const std::string& text) {
-    return all_chars(text, 64, [](char c) {
-        return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
-    });
-}
-
-bool is_valid_event_type(const std::string& text) {
-    if (text.empty() || !std::isupper(static_cast<unsigned char>(text[0]))) return false;
-    return all_chars(text, 64, [](char c) {
-        return std::isupper(static_cast<unsigned char>(c)) ||
-               std::isdigit(static_cast<unsigned char>(c)) || c == '_';
-    });
-}
-
-bool is_valid_utf8(const std::string& text) {
-    size_t i = 0;
-    while (i < text.size()) {
-        auto c = static_cast<unsigned char>(text[i]);
-        size_t extra;
-        uint32_t code;
-        if (c < 0x80) {
-            ++i;
-            continue;
-        } else if ((c & 0xE0) == 0xC0) {
-            extra = 1;
-            code = c & 0x1F;
-        } else if ((c & 0xF0) == 0xE0) {
-            extra = 2;
-            code = c & 0x0F;
-        } else if ((c & 0xF8) == 0xF0) {
-            extra = 3;
-            code = c & 0x07;
-        } else {
-            return false;
-        }
-        if (i + extra >= text.size()) return false;  // truncated sequence
-        for (size_t k = 1; k <= extra; ++k) {
-            auto cc = static_cast<unsigned char>(text[i + k]);
-            if ((cc & 0xC0) != 0x80) return false;
-            code = (code << 6) | (cc & 0x3F);
-        }
-        // Reject overlong forms, surrogates and values beyond Unicode.
-        static const uint32_t kMin[] = {0, 0x80, 0x800, 0x10000};
-        if (code < kMin[extra] || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF)) {
-            return false;
-        }
-        i += extra + 1;
-    }
-    return true;
-}
 
 Status validate_alarm(const Alarm& alarm) {
     if (!is_valid_identifier(alarm.device_id)) {

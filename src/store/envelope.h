@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 
+#include "common/text_checks.h"
 #include "outpost/alarm.h"
 #include "outpost/event.h"
 #include "outpost/status.h"
@@ -16,11 +17,8 @@ namespace outpost::store {
 constexpr int kSchemaVersion = 1;
 constexpr size_t kMaxIdempotencyKeyBytes = 128;
 
-// [A-Za-z0-9._-]{1,64}: usable as an MQTT topic level and a RocketMQ key.
-bool is_valid_identifier(const std::string& text);
-// [A-Z][A-Z0-9_]{0,63}
-bool is_valid_event_type(const std::string& text);
-bool is_valid_utf8(const std::string& text);
+// is_valid_identifier, is_valid_event_type and is_valid_utf8 live in
+// common/text_checks.h: the bridge applies the same rules.
 
 Status validate_alarm(const Alarm& alarm);
 Status validate_event(const Event& event);
