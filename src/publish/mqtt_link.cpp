@@ -138,7 +138,9 @@ class PahoLink final : public MqttLink {
                 return Status::error(StatusCode::kUnavailable, "connect" + where + " timed out");
             }
             BrokerLimits limits;
-            const mqtt::properties& properties = token->get_connect_response().get_properties();
+            // By value: get_connect_response() returns a temporary.
+            const mqtt::connect_response response = token->get_connect_response();
+            const mqtt::properties& properties = response.get_properties();
             if (properties.contains(mqtt::property::RECEIVE_MAXIMUM)) {
                 limits.receive_maximum =
                     mqtt::get<uint16_t>(properties, mqtt::property::RECEIVE_MAXIMUM);

@@ -21,16 +21,6 @@ class JumpingWallClock final : public Clock {
     ManualClock manual;
 };
 
-std::vector<RecordedEvent> record(Store& store, int count, int devices) {
-    std::vector<RecordedEvent> recorded;
-    for (int i = 0; i < count; ++i) {
-        auto event = store.record_alarm(sample_alarm("dev-" + std::to_string(i % devices)));
-        if (!event) throw std::runtime_error(event.status().to_string());
-        recorded.push_back(*event);
-    }
-    return recorded;
-}
-
 // True once `subscriber` received a status message with this state.
 bool saw_status(const Subscriber& subscriber, const std::string& state) {
     for (const auto& message : subscriber.messages()) {
@@ -49,11 +39,11 @@ TEST_CASE("every recorded alarm arrives once with its eventId and the stored env
     Subscriber subscriber(broker, "observer");
     TempDir dir;
     auto store = open_store(dir.file("d.db"), test_options());
-    auto before = record(*store, 150, 5);  // a backlog before the publisher starts
+    auto before = record_alarms(*store, 150, 5, 1);  // a backlog before the publisher starts
 
     auto publisher = Publisher::start(*store, test_publisher_options(broker));
     REQUIRE_OK(publisher);
-    auto after = record(*store, 150, 5);  // and live traffic while it runs
+    auto after = record_alarms(*store, 150, 5, 1);  // and live traffic while it runs
 
     REQUIRE(eventually([&] { return subscriber.event_counts().size() == 300; }));
     REQUIRE(eventually([&] { return outbox_view(dir.file("d.db")).sent == 300; }));
@@ -89,7 +79,7 @@ TEST_CASE("events of one device arrive in sequence order across a full window") 
     Subscriber subscriber(broker, "observer");
     TempDir dir;
     auto store = open_store(dir.file("o.db"), test_options());
-    record(*store, 600, 3);
+    record_alarms(*store, 600, 3);
     auto publisher = Publisher::start(*store, test_publisher_options(broker));
     REQUIRE_OK(publisher);
     REQUIRE(eventually([&] { return subscriber.event_counts().size() == 600; }));
@@ -129,11 +119,11 @@ TEST_CASE("a wall clock jump of a day either way changes nothing") {
     REQUIRE_OK(publisher);
 
     constexpr int64_t kDay = 24 * 3600 * 1000;
-    record(*store, 50, 2);
+    record_alarms(*store, 50, 2, 1);
     clock.manual.jump_wall(kDay);
-    record(*store, 50, 2);
+    record_alarms(*store, 50, 2, 1);
     clock.manual.jump_wall(-2 * kDay);
-    record(*store, 50, 2);
+    record_alarms(*store, 50, 2, 1);
     REQUIRE(eventually([&] { return subscriber.event_counts().size() == 150; }));
     REQUIRE(eventually([&] { return outbox_view(dir.file("w.db")).sent == 150; }));
 

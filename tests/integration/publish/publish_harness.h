@@ -19,7 +19,9 @@
 
 #include "mosquitto_fixture.h"
 #include "outpost/publisher.h"
+#include "outpost/store.h"
 #include "raw_sqlite.h"
+#include "store_fixture.h"
 #include "temp_dir.h"
 
 namespace outpost::testing {
@@ -48,6 +50,36 @@ inline PublisherOptions test_publisher_options(const Mosquitto& broker) {
     options.lease_retry = std::chrono::milliseconds(50);
     options.connect_timeout = std::chrono::seconds(2);
     return options;
+}
+
+// Records `count` sample alarms spread over `devices` devices ("dev-N"),
+// from `threads` threads so that group commit keeps it quick.
+inline std::vector<RecordedEvent> record_alarms(Store& store, int count, int devices,
+                                                int threads = 4,
+                                                const std::string& device_prefix = "dev-") {
+    std::vector<std::vector<RecordedEvent>> parts(static_cast<size_t>(threads));
+    std::vector<std::string> errors(static_cast<size_t>(threads));
+    std::vector<std::thread> workers;
+    for (int t = 0; t < threads; ++t) {
+        workers.emplace_back([&, t] {
+            for (int i = t; i < count; i += threads) {
+                auto event =
+                    store.record_alarm(sample_alarm(device_prefix + std::to_string(i % devices)));
+                if (!event) {
+                    errors[static_cast<size_t>(t)] = event.status().to_string();
+                    return;
+                }
+                parts[static_cast<size_t>(t)].push_back(*event);
+            }
+        });
+    }
+    for (auto& worker : workers) worker.join();
+    std::vector<RecordedEvent> all;
+    for (size_t t = 0; t < parts.size(); ++t) {
+        if (!errors[t].empty()) throw std::runtime_error("record_alarm: " + errors[t]);
+        all.insert(all.end(), parts[t].begin(), parts[t].end());
+    }
+    return all;
 }
 
 // One message as mosquitto_sub printed it ("-v": topic, space, payload).
