@@ -1,0 +1,300 @@
+// Publisher benchmark against a mosquitto it starts itself on loopback.
+// Prints one JSON line per scenario:
+//   drain   a pre-filled backlog delivered and marked SENT per second, and
+//           the same payloads published by bare paho with the same window
+//           to the same broker in the same run (ratio; target >= 0.8);
+//   steady  record->PUBACK latency at a steady alarm rate (target p99 <=
+//           20 ms on loopback), where "record" is the envelope's uptimeMs,
+//           sampled as the store's transaction begins (so it includes the
+//           commit's fsync); also publish->PUBACK and record_alarm itself;
+//   wal     WAL bytes per alarm, inserts plus SENT marks, for both runs.
+//
+// Usage: publish_bench [--alarms=20000] [--window=20] [--rate=500]
+//                      [--seconds=5] [--devices=16]
+#include <mqtt/async_client.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "mosquitto_fixture.h"
+#include "outpost/publisher.h"
+#include "outpost/store.h"
+#include "store/outbox.h"
+#include "temp_dir.h"
+
+using namespace outpost;
+using Steady = std::chrono::steady_clock;
+
+namespace {
+
+struct Args {
+    int alarms = 20000;
+    int window = 20;
+    int rate = 500;
+    int seconds = 5;
+    int devices = 16;
+};
+
+Args parse_args(int argc, char** argv) {
+    Args args;
+    std::map<std::string, int*> fields = {{"--alarms", &args.alarms},
+                                          {"--window", &args.window},
+                                          {"--rate", &args.rate},
+                                          {"--seconds", &args.seconds},
+                                          {"--devices", &args.devices}};
+    for (int i = 1; i < argc; ++i) {
+        std::string arg = argv[i];
+        const size_t equals = arg.find('=');
+        auto field = fields.find(arg.substr(0, equals));
+        if (equals == std::string::npos || field == fields.end()) {
+            std::fprintf(stderr,
+                         "usage: %s [--alarms=N] [--window=W] [--rate=R] [--seconds=S] "
+                         "[--devices=D]\n",
+                         argv[0]);
+            std::exit(2);
+        }
+        *field->second = std::max(1, std::atoi(arg.c_str() + equals + 1));
+    }
+    return args;
+}
+
+double seconds_since(Steady::time_point start) {
+    return std::chrono::duration<double>(Steady::now() - start).count();
+}
+
+Alarm bench_alarm(int i, int devices) {
+    Alarm alarm;
+    alarm.device_id = "dev-" + std::to_string(i % devices);
+    alarm.alarm_type = "OVER_TEMPERATURE";
+    alarm.severity = Severity::kCritical;
+    alarm.value = 90.0 + i % 10;
+    alarm.unit = "degC";
+    alarm.text = "bearing temperature above limit";
+    return alarm;
+}
+
+std::unique_ptr<Store> open_bench_store(const std::string& path) {
+    StoreOptions options;
+    options.gateway_id = "gw-bench";
+    options.quota_bytes = 1ull << 30;
+    auto store = Store::open(path, options);
+    if (!store) {
+        std::fprintf(stderr, "open %s: %s\n", path.c_str(), store.status().to_string().c_str());
+        std::exit(1);
+    }
+    return std::move(*store);
+}
+
+// Fills the backlog from 8 threads so that group commit batches the inserts.
+void prefill(Store& store, int alarms, int devices) {
+    std::vector<std::thread> writers;
+    std::atomic<int> next{0};
+    for (int t = 0; t < 8; ++t) {
+        writers.emplace_back([&] {
+            for (int i = next++; i < alarms; i = next++) {
+                auto recorded = store.record_alarm(bench_alarm(i, devices));
+                if (!recorded) {
+                    std::fprintf(stderr, "record: %s\n", recorded.status().to_string().c_str());
+                    std::exit(1);
+                }
+            }
+        });
+    }
+    for (auto& writer : writers) writer.join();
+}
+
+uint64_t wal_bytes(Store& store) {
+    auto stats = store.stats();
+    return stats ? stats->wal_bytes : 0;
+}
+
+PublisherOptions bench_publisher_options(const testing::Mosquitto& broker, int window) {
+    PublisherOptions options;
+    options.broker_uri = broker.uri();
+    options.client_id = "bench-publisher";
+    options.max_in_flight = window;
+    return options;
+}
+
+// Bare paho: same topics, same payloads, same window, QoS 1, v5.
+class RawListener final : public mqtt::iaction_listener {
+  public:
+    void on_success(const mqtt::token&) override { done(); }
+    void on_failure(const mqtt::token&) override {
+        failed_++;
+        done();
+    }
+    void wait_below(int window) {
+        std::unique_lock<std::mutex> lock(mutex_);
+        room_.wait(lock, [&] { return in_flight_ < window; });
+        ++in_flight_;
+    }
+    void wait_empty() {
+        std::unique_lock<std::mutex> lock(mutex_);
+        room_.wait(lock, [&] { return in_flight_ == 0; });
+    }
+    int failed() const { return failed_; }
+
+  private:
+    void done() {
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            --in_flight_;
+        }
+        room_.notify_all();
+    }
+    std::mutex mutex_;
+    std::condition_variable room_;
+    int in_flight_ = 0;  // guarded by mutex_
+    std::atomic<int> failed_{0};
+};
+
+double raw_paho_rate(const testing::Mosquitto& broker, const std::vector<store::OutboxRow>& rows,
+                     int window) {
+    mqtt::create_options create(MQTTVERSION_5);
+    mqtt::async_client client(broker.uri(), "bench-raw", create,
+                              static_cast<mqtt::iclient_persistence*>(nullptr));
+    mqtt::connect_options options;
+    options.set_mqtt_version(MQTTVERSION_5);
+    options.set_clean_start(true);
+    client.connect(options)->wait_for(std::chrono::seconds(5));
+    RawListener listener;
+    const auto start = Steady::now();
+    for (const auto& row : rows) {
+        listener.wait_below(window);
+        client.publish("outpost/gw-bench/" + row.topic_suffix, row.envelope.data(),
+                       row.envelope.size(), 1, false, nullptr, listener);
+    }
+    listener.wait_empty();
+    const double elapsed = seconds_since(start);
+    client.disconnect()->wait_for(std::chrono::seconds(5));
+    if (listener.failed() > 0) std::fprintf(stderr, "raw paho: %d failures\n", listener.failed());
+    return static_cast<double>(rows.size()) / elapsed;
+}
+
+bool wait_for_sent(Publisher& publisher, uint64_t count, std::chrono::seconds limit) {
+    const auto deadline = Steady::now() + limit;
+    while (publisher.status().sent < count) {
+        if (Steady::now() > deadline) return false;
+        std::this_thread::sleep_for(std::chrono::microseconds(500));
+    }
+    return true;
+}
+
+nlohmann::json drain(const testing::Mosquitto& broker, const Args& args) {
+    testing::TempDir dir;
+    auto store = open_bench_store(dir.file("drain.db"));
+    prefill(*store, args.alarms, args.devices);
+    const uint64_t wal_after_prefill = wal_bytes(*store);
+
+    // The raw baseline publishes exactly the stored envelopes.
+    auto reader = store->core().open_reader();
+    auto rows = store::fetch_pending(*reader, 0, args.alarms);
+    if (!rows) std::exit(1);
+    const double raw_rate = raw_paho_rate(broker, *rows, args.window);
+
+    const auto start = Steady::now();
+    auto publisher = Publisher::start(*store, bench_publisher_options(broker, args.window));
+    if (!publisher) std::exit(1);
+    const bool drained =
+        wait_for_sent(**publisher, static_cast<uint64_t>(args.alarms), std::chrono::seconds(300));
+    const double elapsed = seconds_since(start);
+    (*publisher)->stop();
+    const double rate = args.alarms / elapsed;
+    const uint64_t wal_total = wal_bytes(*store);
+    return {{"scenario", "drain"},
+            {"alarms", args.alarms},
+            {"window", (*publisher)->status().window},
+            {"drained", drained},
+            {"publisher_per_s", static_cast<int64_t>(rate)},
+            {"raw_paho_per_s", static_cast<int64_t>(raw_rate)},
+            {"ratio", std::round(rate / raw_rate * 100) / 100},
+            {"target_ratio", 0.8},
+            {"wal_bytes_per_alarm", wal_total / static_cast<uint64_t>(args.alarms)},
+            {"wal_insert_bytes_per_alarm", wal_after_prefill / static_cast<uint64_t>(args.alarms)},
+            {"wal_mark_bytes_per_alarm",
+             (wal_total - wal_after_prefill) / static_cast<uint64_t>(args.alarms)}};
+}
+
+int64_t percentile(std::vector<double> values, double fraction) {
+    if (values.empty()) return -1;
+    std::sort(values.begin(), values.end());
+    size_t rank = static_cast<size_t>(fraction * static_cast<double>(values.size()));
+    return static_cast<int64_t>(values[std::min(rank, values.size() - 1)]);
+}
+
+nlohmann::json steady(const testing::Mosquitto& broker, const Args& args) {
+    testing::TempDir dir;
+    auto store = open_bench_store(dir.file("steady.db"));
+    auto publisher = Publisher::start(*store, bench_publisher_options(broker, args.window));
+    if (!publisher) std::exit(1);
+    while (!(*publisher)->status().connected)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+
+    const int total = args.rate * args.seconds;
+    const auto interval = std::chrono::nanoseconds(1'000'000'000LL / args.rate);
+    std::vector<double> record_ms;
+    const auto start = Steady::now();
+    for (int i = 0; i < total; ++i) {
+        std::this_thread::sleep_until(start + interval * i);
+        const auto before = Steady::now();
+        auto recorded = store->record_alarm(bench_alarm(i, args.devices));
+        if (!recorded) std::exit(1);
+        record_ms.push_back(
+            std::chrono::duration<double, std::milli>(Steady::now() - before).count());
+    }
+    const double achieved = total / seconds_since(start);
+    const bool drained =
+        wait_for_sent(**publisher, static_cast<uint64_t>(total), std::chrono::seconds(60));
+    PublisherStatus status = (*publisher)->status();
+    (*publisher)->stop();
+    return {{"scenario", "steady"},
+            {"alarms", total},
+            {"target_rate_per_s", args.rate},
+            {"achieved_rate_per_s", static_cast<int64_t>(achieved)},
+            {"drained", drained},
+            {"record_to_puback_p50_ms", status.commit_to_ack_p50_ms},
+            {"record_to_puback_p99_ms", status.commit_to_ack_p99_ms},
+            {"target_p99_ms", 20},
+            {"publish_to_puback_p50_ms", status.publish_to_ack_p50_ms},
+            {"publish_to_puback_p99_ms", status.publish_to_ack_p99_ms},
+            {"record_alarm_p50_ms", percentile(record_ms, 0.50)},
+            {"record_alarm_p99_ms", percentile(record_ms, 0.99)},
+            {"wal_bytes_per_alarm", wal_bytes(*store) / static_cast<uint64_t>(total)}};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const Args args = parse_args(argc, argv);
+    if (!testing::mosquitto_available()) {
+        std::fprintf(stderr, "mosquitto is not installed\n");
+        return 77;
+    }
+    testing::MosquittoConfig config;
+    config.max_inflight_messages = args.window;  // the Receive Maximum both clients see
+    testing::Mosquitto broker(config);
+
+    const nlohmann::json drained = drain(broker, args);
+    std::printf("%s\n", drained.dump().c_str());
+    std::fflush(stdout);
+    const nlohmann::json steady_state = steady(broker, args);
+    std::printf("%s\n", steady_state.dump().c_str());
+    nlohmann::json wal{{"scenario", "wal"},
+                       {"drain_bytes_per_alarm", drained["wal_bytes_per_alarm"]},
+                       {"drain_insert_bytes_per_alarm", drained["wal_insert_bytes_per_alarm"]},
+                       {"drain_mark_bytes_per_alarm", drained["wal_mark_bytes_per_alarm"]},
+                       {"steady_bytes_per_alarm", steady_state["wal_bytes_per_alarm"]}};
+    std::printf("%s\n", wal.dump().c_str());
+    return 0;
+}
