@@ -7,6 +7,12 @@
 -- outbox.state, device_id or event_id; the publisher walks outbox by rowid
 -- from a cursor it keeps in memory, and the per-device sequence is kept in
 -- memory and rebuilt from max(seq) at open.
+--
+-- An alarm's envelope is not stored: it is rebuilt, deterministically, from
+-- its alarm_record and outbox rows whenever it is published (the same bytes
+-- every time, since every input is stored). Storing it would repeat ~650
+-- bytes per alarm and split the outbox leaf every few rows: about a third
+-- more WAL bytes per alarm under group commit (bench/store_bench).
 
 -- The business row: what the firmware reported.
 CREATE TABLE alarm_record (
@@ -34,7 +40,8 @@ CREATE TABLE outbox (
     seq             INTEGER NOT NULL,          -- per device, from 1
     event_type      TEXT    NOT NULL,
     topic_suffix    TEXT    NOT NULL,          -- e.g. alarm/<deviceId>
-    envelope        TEXT    NOT NULL,          -- the JSON published, built once
+    envelope        TEXT,                      -- JSON for application events; NULL for
+                                               -- alarms (rebuilt from alarm_record, see below)
     state           INTEGER NOT NULL DEFAULT 0 CHECK (state IN (0, 1, 2)),
     attempts        INTEGER NOT NULL DEFAULT 0,-- message-level failures only
     last_error      TEXT,

@@ -1,11 +1,41 @@
 #include "store/outbox.h"
 
+#include "store/envelope.h"
+
+#include "common/fault_point.h"
+
 namespace outpost::store {
 namespace {
 
+// Outbox columns, then the alarm_record columns an alarm envelope is rebuilt
+// from (NULL for application events, whose envelope is stored).
 constexpr const char* kRowColumns =
-    "id, event_id, device_id, seq, event_type, topic_suffix, envelope, state, attempts,"
-    " coalesce(last_error, ''), replay_count, coalesce(replay_reason, '')";
+    "o.id, o.event_id, o.device_id, o.seq, o.event_type, o.topic_suffix, o.envelope, o.state,"
+    " o.attempts, coalesce(o.last_error, ''), o.replay_count, coalesce(o.replay_reason, ''),"
+    " a.id, a.alarm_type, a.severity, a.value, a.unit, a.text, a.occurred_at_ms, a.boot_id,"
+    " a.uptime_ms, (SELECT value FROM meta WHERE key = 'gateway_id')";
+constexpr const char* kRowSource = " FROM outbox o LEFT JOIN alarm_record a ON a.id = o.id";
+
+// The alarm envelope, rebuilt from the stored fields exactly as
+// insert_alarm built it at commit (envelope.h: same inputs, same bytes).
+std::string rebuild_alarm_envelope(const Stmt& stmt) {
+    Alarm alarm;
+    alarm.device_id = stmt.column_text(2);
+    alarm.event_type = stmt.column_text(4);
+    alarm.alarm_type = stmt.column_text(13);
+    alarm.severity = parse_severity(stmt.column_text(14)).value_or(Severity::kMajor);
+    if (!stmt.column_is_null(15)) alarm.value = stmt.column_double(15);
+    alarm.unit = stmt.column_text(16);
+    alarm.text = stmt.column_text(17);
+    EnvelopeContext context;
+    context.event_id = stmt.column_text(1);
+    context.gateway_id = stmt.column_text(21);
+    context.seq = stmt.column_int(3);
+    context.wall_ms = stmt.column_int(18);
+    context.boot_id = stmt.column_text(19);
+    context.uptime_ms = stmt.column_int(20);
+    return alarm_envelope(alarm, context);
+}
 
 OutboxRow read_row(const Stmt& stmt) {
     OutboxRow row;
@@ -15,7 +45,9 @@ OutboxRow read_row(const Stmt& stmt) {
     row.seq = stmt.column_int(3);
     row.event_type = stmt.column_text(4);
     row.topic_suffix = stmt.column_text(5);
-    row.envelope = stmt.column_text(6);
+    row.envelope = stmt.column_is_null(6) && !stmt.column_is_null(12)
+                       ? rebuild_alarm_envelope(stmt)
+                       : stmt.column_text(6);
     row.state = static_cast<OutboxState>(stmt.column_int(7));
     row.attempts = stmt.column_int(8);
     row.last_error = stmt.column_text(9);
@@ -76,17 +108,17 @@ Result<std::vector<OutboxRow>> fetch_pending(Db& reader, int64_t after_id, int l
 
 Result<std::vector<OutboxRow>> list_events(Db& reader, OutboxState state, int64_t after_id,
                                            int limit) {
-    auto stmt = Stmt::prepare(reader, std::string("SELECT ") + kRowColumns +
-                                          " FROM outbox WHERE id > ?1 AND state = ?2"
-                                          " ORDER BY id LIMIT ?3");
+    auto stmt = Stmt::prepare(reader, std::string("SELECT ") + kRowColumns + kRowSource +
+                                          " WHERE o.id > ?1 AND o.state = ?2"
+                                          " ORDER BY o.id LIMIT ?3");
     if (!stmt) return stmt.status();
     stmt->bind(1, after_id).bind(2, static_cast<int64_t>(state)).bind(3, static_cast<int64_t>(limit));
     return read_rows(*stmt, "reading outbox rows");
 }
 
 Result<OutboxRow> find_event(Db& reader, const std::string& event_id) {
-    auto stmt = Stmt::prepare(reader, std::string("SELECT ") + kRowColumns +
-                                          " FROM outbox WHERE event_id = ?1");
+    auto stmt = Stmt::prepare(reader, std::string("SELECT ") + kRowColumns + kRowSource +
+                                          " WHERE o.event_id = ?1");
     if (!stmt) return stmt.status();
     stmt->bind(1, event_id);
     auto rows = read_rows(*stmt, "looking up event " + event_id);
@@ -132,6 +164,7 @@ Status mark_sent(StoreCore& core, const std::vector<int64_t>& ids, int64_t epoch
             (*stmt)->bind(1, epoch).bind(2, core.boot_id()).bind(3, context.uptime_ms()).bind(4, id);
             status = (*stmt)->run("marking event SENT");
             if (!status) return status;
+            OUTPOST_FAULT_POINT("store.mid_mark");
         }
         return Status::ok();
     });

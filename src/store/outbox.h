@@ -27,7 +27,7 @@ struct OutboxRow {
     int64_t seq = 0;
     std::string event_type;
     std::string topic_suffix;    // "alarm/<deviceId>" or "event/<deviceId>"
-    std::string envelope;        // the exact bytes to publish
+    std::string envelope;        // the exact bytes to publish (same on every read)
     OutboxState state = OutboxState::kPending;
     int64_t attempts = 0;        // message-level failures so far
     std::string last_error;

@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "common/fault_point.h"
+
 namespace outpost::store {
 namespace {
 
@@ -42,6 +44,7 @@ Result<int64_t> purge_sent_rows(StoreCore& core, const PurgeRule& rule, int64_t 
     bind_rule(**alarms, rule, limit);
     status = (*alarms)->run("purging alarm records");
     if (!status) return status;
+    OUTPOST_FAULT_POINT("store.mid_purge");
     // 3. The events themselves.
     auto events = core.cached("DELETE FROM outbox WHERE id IN (" + victims + ")");
     if (!events) return events.status();

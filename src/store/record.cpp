@@ -35,13 +35,14 @@ EnvelopeContext make_context(BatchContext& context, const std::string& device_id
     return envelope;
 }
 
+// `body` is the envelope to store, or nullptr for alarms (rebuilt on read).
 Result<int64_t> insert_outbox_row(BatchContext& context, const EnvelopeContext& envelope,
                                   const std::string& idempotency_key, const std::string& device_id,
                                   const std::string& event_type, const std::string& topic_suffix,
-                                  const std::string& body) {
-    if (body.size() > context.core().options().max_event_bytes) {
+                                  const std::string* body) {
+    if (body != nullptr && body->size() > context.core().options().max_event_bytes) {
         return Status::error(StatusCode::kInvalidArgument,
-                             "event envelope is " + std::to_string(body.size()) +
+                             "event envelope is " + std::to_string(body->size()) +
                                  " bytes; max_event_bytes is " +
                                  std::to_string(context.core().options().max_event_bytes));
     }
@@ -56,7 +57,11 @@ Result<int64_t> insert_outbox_row(BatchContext& context, const EnvelopeContext& 
         (*stmt)->bind(2, idempotency_key);
     }
     (*stmt)->bind(3, device_id).bind(4, envelope.seq).bind(5, event_type).bind(6, topic_suffix);
-    (*stmt)->bind(7, body);
+    if (body == nullptr) {
+        (*stmt)->bind_null(7);
+    } else {
+        (*stmt)->bind(7, *body);
+    }
     Status status = (*stmt)->run("inserting outbox row");
     if (!status) return status;
     int64_t id = sqlite3_last_insert_rowid(context.db().handle());
@@ -76,10 +81,9 @@ RecordedEvent recorded_from(const EnvelopeContext& envelope, const std::string& 
 }  // namespace
 
 uint64_t estimated_alarm_bytes(const Alarm& alarm) {
-    // Envelope (~450 bytes of JSON plus the text fields) stored once in
-    // outbox, the fields again in alarm_record, plus B-tree overhead.
-    return 2 * (600 + alarm.text.size() + alarm.unit.size() + alarm.alarm_type.size() +
-                alarm.idempotency_key.size());
+    // The fields in alarm_record, the event's row in outbox, B-tree overhead.
+    return 400 + alarm.text.size() + alarm.unit.size() + 2 * alarm.alarm_type.size() +
+           2 * alarm.idempotency_key.size();
 }
 
 Status insert_alarm(BatchContext& context, const Alarm& alarm, RecordedEvent* out) {
@@ -89,8 +93,7 @@ Status insert_alarm(BatchContext& context, const Alarm& alarm, RecordedEvent* ou
 
     EnvelopeContext envelope = make_context(context, alarm.device_id);
     auto id = insert_outbox_row(context, envelope, alarm.idempotency_key, alarm.device_id,
-                                alarm.event_type, "alarm/" + alarm.device_id,
-                                alarm_envelope(alarm, envelope));
+                                alarm.event_type, "alarm/" + alarm.device_id, nullptr);
     if (!id) return id.status();
 
     // Same rowid as the event: the pair is found from either side and purged
@@ -123,9 +126,9 @@ Status insert_event(BatchContext& context, const Event& event, RecordedEvent* ou
     if (!existing) return existing.status();
     if (*existing) return Status::ok();
     EnvelopeContext envelope = make_context(context, event.device_id);
+    const std::string body = event_envelope(event, envelope);
     auto id = insert_outbox_row(context, envelope, event.idempotency_key, event.device_id,
-                                event.event_type, "event/" + event.device_id,
-                                event_envelope(event, envelope));
+                                event.event_type, "event/" + event.device_id, &body);
     if (!id) return id.status();
     *out = recorded_from(envelope, event.device_id);
     return Status::ok();

@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <cassert>
 
+#include "common/fault_point.h"
 #include "store/store_core.h"
 
 namespace outpost::store {
@@ -170,6 +171,7 @@ void StoreCore::run_batch(const std::vector<WriteOp*>& batch) {
     if (status) {
         // I1: with synchronous=FULL this COMMIT returns only after the WAL
         // frames are fsynced: the point where callers may be told "durable".
+        OUTPOST_FAULT_POINT("store.before_commit");
         auto commit = cached("COMMIT");
         status = commit ? (*commit)->run("committing to " + path_) : commit.status();
         if (!status && status.code() != StatusCode::kDiskFull) {
@@ -190,6 +192,7 @@ void StoreCore::run_batch(const std::vector<WriteOp*>& batch) {
         }
         return;
     }
+    OUTPOST_FAULT_POINT("store.after_commit");
 
     for (const auto& [device, seq] : overlay) last_seq_[device] = seq;  // I3
     high_water_id_ = std::max(high_water_id_, context.max_outbox_id());
@@ -234,7 +237,9 @@ int StoreCore::on_wal_commit(void* self_ptr, sqlite3* db, const char* name, int 
     if (frames >= kCheckpointFrames) {
         // PASSIVE never waits for readers. It fsyncs the WAL before copying
         // and the database after, so a cut mid-checkpoint loses nothing.
+        OUTPOST_FAULT_POINT("store.before_checkpoint");
         sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_PASSIVE, &log_frames, &copied);
+        OUTPOST_FAULT_POINT("store.after_checkpoint");
         if (log_frames == copied) self->wal_frames_seen_ = 0;  // next write restarts the WAL
     }
     std::lock_guard<std::mutex> lock(self->stats_mutex_);
