@@ -1,0 +1,113 @@
+// Named fault points: places in the pipeline where a test may kill the process
+// with SIGKILL, to prove that a crash at exactly that step loses nothing that
+// was acknowledged and publishes nothing that was not committed.
+//
+// A fault point is compiled into every build and is inert unless the
+// environment variable OUTPOST_FAULT names it when the process first reaches
+// any fault point:
+//
+//   OUTPOST_FAULT=store.after_commit        SIGKILL at the first hit
+//   OUTPOST_FAULT=store.after_commit:3      SIGKILL at the third hit
+//
+// Hits are counted per process, over all threads. An OUTPOST_FAULT that names
+// no point in kFaultPoints, or a bad count, is reported once on stderr and
+// leaves every point inert.
+//
+// Cost when inert: one relaxed atomic load and a predictable branch per hit
+// (about a nanosecond); the environment is read once per process. When armed,
+// each hit of any point also compares one pointer and, if it differs, one
+// string: still far below the cost of the SQLite call next to it.
+//
+// Adding a point is a one-liner: a row in kFaultPoints below, then
+// OUTPOST_FAULT_POINT("its.name") where it belongs. A name that is not in the
+// table does not compile. Tests iterate over kFaultPoints, so a new row is
+// exercised by the kill campaign (outpost-torture --mode kill) without more
+// code, provided the workload reaches it (see the `workload` column).
+#ifndef OUTPOST_COMMON_FAULT_POINT_H
+#define OUTPOST_COMMON_FAULT_POINT_H
+
+#include <atomic>
+#include <cstddef>
+
+namespace outpost {
+
+struct FaultPointInfo {
+    const char* name;   // "<part>.<step>"; what OUTPOST_FAULT names
+    const char* where;  // the step, for people reading a failure report
+    // What must run for the point to be reached: "store" (any store
+    // writes), "store-long" (enough writes for the WAL to pass the store's
+    // checkpoint threshold, 1000 frames), "publish", "bridge".
+    const char* workload;
+};
+
+// Every fault point of the project, in pipeline order.
+inline constexpr FaultPointInfo kFaultPoints[] = {
+    {"store.before_commit", "batch transaction complete, COMMIT not yet run", "store"},
+    {"store.after_commit", "COMMIT returned OK, callers not yet released", "store"},
+    {"store.mid_mark", "between two UPDATEs of a batched SENT mark", "store"},
+    {"store.mid_purge", "purge deleted alarm records, not yet their events", "store"},
+    {"store.before_checkpoint", "WAL hook, checkpoint about to run", "store-long"},
+    {"store.after_checkpoint", "WAL hook, checkpoint returned", "store-long"},
+    // Publisher and bridge points are added here by their owners, e.g.
+    // {"publish.after_puback", "PUBACK received, SENT not yet marked", "publish"},
+};
+
+inline constexpr std::size_t kFaultPointCount = sizeof(kFaultPoints) / sizeof(kFaultPoints[0]);
+
+namespace fault_detail {
+
+constexpr bool same_name(const char* a, const char* b) {
+    while (*a != '\0' && *a == *b) {
+        ++a;
+        ++b;
+    }
+    return *a == *b;
+}
+
+}  // namespace fault_detail
+
+// True if `name` is a row of kFaultPoints. Usable at compile time.
+constexpr bool is_fault_point(const char* name) {
+    for (const FaultPointInfo& point : kFaultPoints) {
+        if (fault_detail::same_name(point.name, name)) return true;
+    }
+    return false;
+}
+
+namespace fault_detail {
+
+enum State : int { kUnread = 0, kInert = 1, kArmed = 2 };
+// Which of the above; written once, when the environment is read.
+extern std::atomic<int> state;
+// Reads the environment if needed, counts the hit, kills at the armed hit.
+void hit_slow(const char* name);
+
+}  // namespace fault_detail
+
+// Counts one hit of `name` and, if OUTPOST_FAULT names it and this is the
+// N-th hit, kills the process with SIGKILL (no destructors, no flushing: the
+// same as a crash). Use the macro, which checks the name at compile time.
+inline void fault_point_hit(const char* name) {
+    if (fault_detail::state.load(std::memory_order_relaxed) != fault_detail::kInert) {
+        fault_detail::hit_slow(name);
+    }
+}
+
+// The point and hit count OUTPOST_FAULT arms in this process, or nullptr and 0
+// when every point is inert. Reads the environment on first use.
+const char* armed_fault_point();
+unsigned long armed_fault_hit();
+// Hits of the armed point so far in this process (0 when inert): a run that
+// ends without being killed reports how far the point was reached.
+unsigned long armed_fault_hits_so_far();
+
+}  // namespace outpost
+
+#define OUTPOST_FAULT_POINT(name)                                                               \
+    do {                                                                                        \
+        static_assert(::outpost::is_fault_point(name),                                          \
+                      "unknown fault point " name ": add it to kFaultPoints in fault_point.h"); \
+        ::outpost::fault_point_hit(name);                                                       \
+    } while (0)
+
+#endif  // OUTPOST_COMMON_FAULT_POINT_H
