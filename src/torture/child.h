@@ -1,0 +1,39 @@
+// Running one torture child: this same program started again (fork + exec of
+// /proc/self/exe, so the child has a fresh SQLite and fault-point state) with
+// the write end of a pipe as its evidence channel.
+#ifndef OUTPOST_TORTURE_CHILD_H
+#define OUTPOST_TORTURE_CHILD_H
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "faults/evidence.h"
+
+namespace outpost::torture {
+
+struct ChildExit {
+    bool exited = false;  // returned from main or called exit
+    int code = -1;        // when exited
+    int signal = 0;       // when killed by a signal
+    std::string error;    // could not start, or bad evidence
+
+    bool killed_by(int sig) const { return !exited && signal == sig; }
+    std::string describe() const;
+};
+
+// Starts the child with `args` (after argv[0]) plus "--evidence-fd N", with
+// `env` added to its environment, reads its evidence into `log` until the
+// pipe closes, and waits for it.
+ChildExit run_child(const std::vector<std::string>& args,
+                    const std::vector<std::pair<std::string, std::string>>& env,
+                    faults::EvidenceLog& log);
+
+// Scratch directories.
+std::string make_scratch_dir(const std::string& parent);  // empty string on failure
+bool make_dir(const std::string& path);
+void remove_tree(const std::string& path);
+
+}  // namespace outpost::torture
+
+#endif  // OUTPOST_TORTURE_CHILD_H

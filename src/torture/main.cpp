@@ -1,0 +1,25 @@
+// outpost-torture: the durability campaign (see --help and
+// tests/faults/RASPBERRY-PI.md for running it on real hardware).
+#include <cstdio>
+
+#include "torture/kill.h"
+#include "torture/options.h"
+#include "torture/powercut.h"
+
+int main(int argc, char** argv) {
+    using namespace outpost::torture;
+    std::string message;
+    bool help = false;
+    auto options = parse_options(argc, argv, &message, &help);
+    if (!options) {
+        std::fprintf(help ? stdout : stderr, "%s\n", message.c_str());
+        return help ? 0 : 2;
+    }
+    if (options->child == "powercut") return powercut_child(*options);
+    if (options->child == "kill") return kill_child(*options);
+    if (!options->child.empty()) {
+        std::fprintf(stderr, "outpost-torture: unknown child role '%s'\n", options->child.c_str());
+        return 2;
+    }
+    return options->mode == Mode::kKill ? kill_campaign(*options) : powercut_campaign(*options);
+}

@@ -1,0 +1,155 @@
+#include "torture/options.h"
+
+#include <cstdlib>
+
+namespace outpost::torture {
+namespace {
+
+constexpr const char* kHelp =
+    R"(outpost-torture: tries to break the store's durability promises.
+
+Usage: outpost-torture --mode powercut|kill [options]
+
+  --mode powercut   each run records alarms over the power-cut simulator VFS in
+                    a child process, cuts the power at a sync, a write or a
+                    checkpoint write (drop, keep or tear what was not synced),
+                    then recovers the images with SQLite's real VFS and checks
+                    them against what the child was told.
+  --mode kill       each run is a child on one shared database with
+                    OUTPOST_FAULT=<point>:<n> set, cycling over every named
+                    fault point; the child SIGKILLs itself there, the parent
+                    checks the database and starts the next child on it.
+  --cuts N          runs that end in a power cut, or SIGKILLs that fired (100)
+  --seed S          derives every run's parameters (1)
+  --workers K       threads recording at once (4; 1 makes a run repeatable)
+  --alarms-per-run M  record calls per run over all workers (120)
+  --dir DIR         scratch space (default $TMPDIR or /tmp)
+  --keep-failures   keep the files of failed runs
+  --only I          powercut mode: run index I alone (as printed on failure)
+  --verbose         one line per run: its parameters, figures and check
+  --help            this text
+
+Output: one line per failure with its parameters and a command that repeats
+it, then a summary, and last, in both modes:
+  cuts=N lost=L phantom=P integrity_failures=I duplicates=D
+(in kill mode N counts the SIGKILLs that fired). Exit status 0 only when
+L, P and I are all zero.
+)";
+
+bool parse_number(const char* text, uint64_t* out) {
+    if (text == nullptr || *text == '\0') return false;
+    char* end = nullptr;
+    *out = std::strtoull(text, &end, 0);
+    return *end == '\0';
+}
+
+}  // namespace
+
+uint64_t mix(uint64_t value) {
+    value += 0x9E3779B97F4A7C15ull;
+    value = (value ^ (value >> 30)) * 0xBF58476D1CE4E5B9ull;
+    value = (value ^ (value >> 27)) * 0x94D049BB133111EBull;
+    return value ^ (value >> 31);
+}
+
+std::optional<CampaignOptions> parse_options(int argc, char** argv, std::string* message,
+                                             bool* help) {
+    CampaignOptions options;
+    *help = false;
+    bool mode_given = false;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        const char* value = i + 1 < argc ? argv[i + 1] : nullptr;
+        uint64_t number = 0;
+        auto need_number = [&](uint64_t minimum) {
+            if (!parse_number(value, &number) || number < minimum) {
+                *message = arg + " needs a number >= " + std::to_string(minimum);
+                return false;
+            }
+            ++i;
+            return true;
+        };
+        auto need_text = [&](std::string* into) {
+            if (value == nullptr) {
+                *message = arg + " needs a value";
+                return false;
+            }
+            *into = value;
+            ++i;
+            return true;
+        };
+        if (arg == "--help" || arg == "-h") {
+            *help = true;
+            *message = kHelp;
+            return std::nullopt;
+        } else if (arg == "--mode") {
+            std::string mode;
+            if (!need_text(&mode)) return std::nullopt;
+            if (mode != "powercut" && mode != "kill") {
+                *message = "--mode must be powercut or kill";
+                return std::nullopt;
+            }
+            options.mode = mode == "kill" ? Mode::kKill : Mode::kPowercut;
+            mode_given = true;
+        } else if (arg == "--cuts") {
+            if (!need_number(1)) return std::nullopt;
+            options.cuts = number;
+        } else if (arg == "--seed") {
+            if (!need_number(0)) return std::nullopt;
+            options.seed = number;
+        } else if (arg == "--workers") {
+            if (!need_number(1) || number > 64) {
+                *message = "--workers needs a number from 1 to 64";
+                return std::nullopt;
+            }
+            options.workers = static_cast<int>(number);
+        } else if (arg == "--alarms-per-run") {
+            if (!need_number(1) || number > 1000000) {
+                *message = "--alarms-per-run needs a number from 1 to 1000000";
+                return std::nullopt;
+            }
+            options.alarms_per_run = static_cast<int>(number);
+        } else if (arg == "--dir") {
+            if (!need_text(&options.dir)) return std::nullopt;
+        } else if (arg == "--verbose") {
+            options.verbose = true;
+        } else if (arg == "--keep-failures") {
+            options.keep_failures = true;
+        } else if (arg == "--only") {
+            if (!need_number(0)) return std::nullopt;
+            options.only = number;
+        } else if (arg == "--child") {
+            if (!need_text(&options.child)) return std::nullopt;
+        } else if (arg == "--child-index") {
+            if (!need_number(0)) return std::nullopt;
+            options.child_index = number;
+        } else if (arg == "--child-db") {
+            if (!need_text(&options.child_db)) return std::nullopt;
+        } else if (arg == "--child-images") {
+            if (!need_text(&options.child_images)) return std::nullopt;
+        } else if (arg == "--child-retries") {
+            if (!need_text(&options.child_retries)) return std::nullopt;
+        } else if (arg == "--evidence-fd") {
+            if (!need_number(0)) return std::nullopt;
+            options.evidence_fd = static_cast<int>(number);
+        } else {
+            *message = "unknown option '" + arg + "' (see --help)";
+            return std::nullopt;
+        }
+    }
+    if (!mode_given && options.child.empty()) {
+        *message = "--mode powercut|kill is required (see --help)";
+        return std::nullopt;
+    }
+    return options;
+}
+
+std::string rerun_command(const CampaignOptions& options, uint64_t index) {
+    return std::string("outpost-torture --mode ") +
+           (options.mode == Mode::kKill ? "kill" : "powercut") + " --seed " +
+           std::to_string(options.seed) + " --only " + std::to_string(index) + " --workers " +
+           std::to_string(options.workers) + " --alarms-per-run " +
+           std::to_string(options.alarms_per_run) + " --keep-failures";
+}
+
+}  // namespace outpost::torture

@@ -1,0 +1,48 @@
+// Command line of outpost-torture, and the per-run plans derived from it.
+// Everything a run does follows from (seed, run index) and the options, so a
+// failing run can be repeated alone with --only.
+#ifndef OUTPOST_TORTURE_OPTIONS_H
+#define OUTPOST_TORTURE_OPTIONS_H
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace outpost::torture {
+
+enum class Mode { kPowercut, kKill };
+
+struct CampaignOptions {
+    Mode mode = Mode::kPowercut;
+    uint64_t cuts = 100;  // power cuts, or SIGKILLs that fired
+    uint64_t seed = 1;
+    int workers = 4;
+    int alarms_per_run = 120;
+    std::string dir;  // parent of the scratch directory; empty: $TMPDIR or /tmp
+    bool keep_failures = false;
+    std::optional<uint64_t> only;  // run just this index (powercut mode)
+    bool verbose = false;          // one line per run
+
+    // Set only in a child started by the campaign (hidden options).
+    std::string child;  // "powercut" or "kill"
+    uint64_t child_index = 0;
+    std::string child_db;
+    std::string child_images;   // powercut: where the images go
+    std::string child_retries;  // file of calls to retry first
+    int evidence_fd = -1;
+};
+
+// Parses argv. Returns nullopt with *message set to the error, or to the
+// help text (and *help = true) for --help.
+std::optional<CampaignOptions> parse_options(int argc, char** argv, std::string* message,
+                                             bool* help);
+
+// The same options as a command line that repeats `index` alone.
+std::string rerun_command(const CampaignOptions& options, uint64_t index);
+
+// A 64-bit mix (splitmix64) for deriving run parameters from the seed.
+uint64_t mix(uint64_t value);
+
+}  // namespace outpost::torture
+
+#endif  // OUTPOST_TORTURE_OPTIONS_H
