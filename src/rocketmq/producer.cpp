@@ -156,6 +156,13 @@ std::chrono::milliseconds Producer::backoff_before(int attempt) const {
 Result<SendReceipt> Producer::send(const std::string& topic, const std::string& tags,
                                    const std::string& keys, const std::string& body,
                                    const std::string& sharding_key) {
+    return send(topic, tags, keys, body, sharding_key, {});
+}
+
+Result<SendReceipt> Producer::send(const std::string& topic, const std::string& tags,
+                                   const std::string& keys, const std::string& body,
+                                   const std::string& sharding_key,
+                                   const std::map<std::string, std::string>& user_properties) {
     Status valid = validate_topic(topic);
     if (valid.is_ok()) {
         valid = validate_body(body);
@@ -165,6 +172,7 @@ Result<SendReceipt> Producer::send(const std::string& topic, const std::string& 
     }
     OutgoingMessage message{topic, tags,         keys,
                             body,  sharding_key, ids_.next(std::chrono::system_clock::now())};
+    message.user_properties = user_properties;
     std::lock_guard<std::mutex> lock(mutex_);
     Result<SendReceipt> receipt = send_locked(std::move(message));
     if (!receipt.is_ok()) {

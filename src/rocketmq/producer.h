@@ -91,6 +91,14 @@ class Producer final {
                              const std::string& keys, const std::string& body,
                              const std::string& sharding_key);
 
+    // send() plus application properties carried with the message (see
+    // OutgoingMessage::user_properties). Also kInvalidArgument, before
+    // anything is sent, for a reserved or empty name or a separator byte.
+    Result<SendReceipt> send(const std::string& topic, const std::string& tags,
+                             const std::string& keys, const std::string& body,
+                             const std::string& sharding_key,
+                             const std::map<std::string, std::string>& user_properties);
+
     ProducerCounters counters() const;
 
   private:

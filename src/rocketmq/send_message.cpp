@@ -1,6 +1,7 @@
 #include "rocketmq/send_message.h"
 
 #include <map>
+#include <set>
 #include <utility>
 
 #include "rocketmq/codes.h"
@@ -61,11 +62,29 @@ SendStatus send_status_for(std::int32_t code) {
     }
 }
 
+bool is_reserved_property_name(const std::string& name) {
+    // Upstream MessageConst names a sender must not set by hand.
+    static const std::set<std::string> kReserved = {
+        kPropertyKeys, kPropertyTags, kPropertyWaitStoreOk, kPropertyUniqueKey,
+        kPropertyShardingKey, "DELAY", "RETRY_TOPIC", "REAL_TOPIC", "REAL_QID", "TRAN_MSG",
+        "PGROUP", "MIN_OFFSET", "MAX_OFFSET", "BUYER_ID", "ORIGIN_MESSAGE_ID", "TRANSFER_FLAG",
+        "CORRECTION_FLAG", "MQ2_FLAG", "RECONSUME_TIME", "MSG_REGION", "TRACE_ON",
+        "MAX_RECONSUME_TIMES", "CONSUME_START_TIME", "CLUSTER"};
+    return kReserved.count(name) != 0;
+}
+
 Result<RemotingCommand> build_send_request(const std::string& producer_group,
                                            const OutgoingMessage& message,
                                            const MessageQueue& queue,
                                            std::int64_t born_timestamp_ms) {
     std::map<std::string, std::string> properties;
+    for (const auto& [name, value] : message.user_properties) {
+        if (is_reserved_property_name(name)) {
+            return Status::error(StatusCode::kInvalidArgument,
+                                 "user property name \"" + name + "\" is reserved by RocketMQ");
+        }
+        properties[name] = value;
+    }
     if (!message.keys.empty()) {
         properties[kPropertyKeys] = message.keys;
     }

@@ -4,6 +4,7 @@
 #define OUTPOST_ROCKETMQ_SEND_MESSAGE_H
 
 #include <cstdint>
+#include <map>
 #include <string>
 
 #include "outpost/status.h"
@@ -20,7 +21,16 @@ struct OutgoingMessage {
     std::string body;
     std::string sharding_key;  // same key -> same queue -> kept in order
     std::string unique_key;    // UNIQ_KEY: the message id the caller reports
+    // Application properties carried with the message (consumers read them;
+    // mqadmin queryMsgById and printMsg show them). Names must not be
+    // reserved (is_reserved_property_name).
+    std::map<std::string, std::string> user_properties{};
 };
+
+// True for the property names the broker or this client interpret (KEYS,
+// TAGS, WAIT, UNIQ_KEY, __SHARDINGKEY, DELAY, ...): not usable as user
+// properties.
+bool is_reserved_property_name(const std::string& name);
 
 // How a stored message was stored.
 enum class SendStatus {
@@ -52,7 +62,8 @@ SendDisposition classify_send_response(std::int32_t code);
 SendStatus send_status_for(std::int32_t code);
 
 // Builds the request for `message` on `queue`. Fails with kInvalidArgument
-// when tags, keys or the sharding key contain the property separators.
+// when tags, keys, the sharding key or a user property contain the property
+// separators, or a user property name is empty or reserved.
 Result<RemotingCommand> build_send_request(const std::string& producer_group,
                                            const OutgoingMessage& message,
                                            const MessageQueue& queue,
