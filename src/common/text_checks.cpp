@@ -15,7 +15,9 @@ bool all_chars(const std::string& text, size_t max, bool (*ok)(char)) {
     return true;
 }
 
-bool is_lower_hex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }
+bool is_lower_hex(char c) {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+}
 
 }  // namespace
 
@@ -77,7 +79,8 @@ bool is_lowercase_uuid_v7(const std::string& text) {
         if (dash ? text[i] != '-' : !is_lower_hex(text[i])) return false;
     }
     const char variant = text[19];
-    return text[14] == '7' && (variant == '8' || variant == '9' || variant == 'a' || variant == 'b');
+    return text[14] == '7' &&
+           (variant == '8' || variant == '9' || variant == 'a' || variant == 'b');
 }
 
 }  // namespace outpost

@@ -1,0 +1,66 @@
+// The bridge's counters and health, shared between the MQTT callback thread
+// (which records) and the status reporter (which snapshots). Thread-safe.
+//
+// The JSON form (one line, stable field names; counters since start):
+//   {"ts_ms":..., "uptime_s":..., "mqtt_connected":true, "mqtt_connects":1,
+//    "received":120, "redelivered":3, "forwarded":110, "duplicates_suppressed":2,
+//    "quarantined":{"total":8,"schema_violation":5,...},
+//    "rocketmq_errors":{"total":4,"unavailable":3,"timeout":1},
+//    "holding":false, "held_ms_max":1234,
+//    "send_latency_ms":{"count":118,"p50":1.7,"p99":9.5}}
+// "holding" is true while a message waits inside the callback for RocketMQ.
+#ifndef OUTPOST_BRIDGE_BRIDGE_STATS_H
+#define OUTPOST_BRIDGE_BRIDGE_STATS_H
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+
+#include "bridge/latency_histogram.h"
+#include "bridge/quarantine_reason.h"
+#include "outpost/status.h"
+
+namespace outpost::bridge {
+
+class BridgeStats final {
+  public:
+    BridgeStats();
+
+    void message_received(bool redelivered);
+    void message_forwarded(std::chrono::microseconds send_latency);
+    void message_quarantined(QuarantineReason reason);
+    void duplicate_suppressed();
+    // A failed RocketMQ send, counted by the failure's StatusCode name.
+    void rocketmq_error(StatusCode code);
+    void holding(bool held, std::chrono::milliseconds held_for);
+    void mqtt_connected(bool connected);
+
+    std::uint64_t forwarded() const;
+    std::uint64_t quarantined() const;
+
+    // The counters as one JSON line (no trailing newline), see above.
+    std::string to_json_line() const;
+
+  private:
+    const std::chrono::steady_clock::time_point started_;
+    mutable std::mutex mutex_;
+    std::uint64_t received_ = 0;                        // guarded by mutex_
+    std::uint64_t redelivered_ = 0;                     // guarded by mutex_
+    std::uint64_t forwarded_ = 0;                       // guarded by mutex_
+    std::uint64_t duplicates_ = 0;                      // guarded by mutex_
+    std::uint64_t quarantined_total_ = 0;               // guarded by mutex_
+    std::map<std::string, std::uint64_t> quarantined_;  // guarded by mutex_
+    std::uint64_t errors_total_ = 0;                    // guarded by mutex_
+    std::map<std::string, std::uint64_t> errors_;       // guarded by mutex_
+    bool holding_ = false;                              // guarded by mutex_
+    std::int64_t held_ms_max_ = 0;                      // guarded by mutex_
+    bool connected_ = false;                            // guarded by mutex_
+    std::uint64_t connects_ = 0;                        // guarded by mutex_
+    LatencyHistogram latency_;                          // guarded by mutex_
+};
+
+}  // namespace outpost::bridge
+
+#endif  // OUTPOST_BRIDGE_BRIDGE_STATS_H

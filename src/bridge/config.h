@@ -1,0 +1,119 @@
+// The bridge's configuration: one JSON file (see parse_bridge_config and
+// `outpost-bridge --help`). Every field has a default except the ones a
+// deployment must choose: mqtt.uri, mqtt.client_id, rocketmq.name_servers,
+// at least one mapping rule and the quarantine topic.
+#ifndef OUTPOST_BRIDGE_CONFIG_H
+#define OUTPOST_BRIDGE_CONFIG_H
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "outpost/status.h"
+
+namespace outpost::bridge {
+
+struct MqttTlsConfig {
+    std::string ca_file;    // trust anchor for the broker's certificate
+    std::string cert_file;  // client certificate (mutual TLS)
+    std::string key_file;   // client private key
+    std::string key_password;
+    bool verify_server = true;  // check the broker's certificate and host name
+};
+
+struct MqttConfig {
+    // "tcp://host:port" or "ssl://host:port" (then `tls` applies).
+    std::string uri;
+    // Fixed per instance: the broker keeps this id's session (and the
+    // messages it has not acknowledged) across crashes and restarts.
+    std::string client_id;
+    std::string username;  // both empty: anonymous
+    std::string password;
+    MqttTlsConfig tls;
+    // How long the broker keeps the session after a disconnect. It must
+    // outlast the longest bridge restart, or queued messages are dropped.
+    std::uint32_t session_expiry_s = 7 * 24 * 3600;
+    // Instances with the same group share the load ($share/<group>/<filter>).
+    std::string shared_group = "outpost-bridge";
+    std::vector<std::string> topic_filters = {"outpost/+/alarm/+"};
+    int keepalive_s = 30;
+    int connect_timeout_s = 10;
+    // Reconnect pauses: capped doubling with jitter between these bounds.
+    int reconnect_min_ms = 250;
+    int reconnect_max_ms = 30000;
+};
+
+struct RocketMqConfig {
+    std::string name_servers;  // "ip:port;ip:port"
+    std::string producer_group = "outpost_bridge";
+    int send_timeout_ms = 3000;  // one request: connect + write + answer
+    int max_attempts = 3;        // per send, inside the producer
+    // While RocketMQ fails, the bridge holds the message and tries again after
+    // pauses doubling from 100 ms up to this bound.
+    int retry_pause_max_ms = 5000;
+};
+
+// MQTT topic filter -> RocketMQ topic and tag. The first matching rule wins.
+struct MappingRule {
+    std::string mqtt_filter;     // may use + and #
+    std::string rocketmq_topic;  // ^[%|a-zA-Z0-9_-]{1,127}$
+    // Literal text with ${field} placeholders naming envelope fields, e.g.
+    // "${payload.severity}" or "${eventType}" (see tag_template.h).
+    std::string tag = "${eventType}";
+};
+
+struct LimitsConfig {
+    std::size_t max_payload_bytes = 256 * 1024;  // checked before parsing
+    int max_json_depth = 16;                     // nesting of objects and arrays
+    // Forwarded messages per second per instance; 0 means unlimited.
+    double max_messages_per_s = 0;
+    // A quarantined payload larger than this is cut to this many bytes (the
+    // original size travels as a property). At most 4 MiB (RocketMQ's limit).
+    std::size_t quarantine_body_bytes = 64 * 1024;
+};
+
+struct IdentityConfig {
+    // Topic level (0-based) that holds the gateway id; the envelope's
+    // gatewayId must equal it. With the broker ACL "pattern write
+    // outpost/%u/#" this level is the authenticated user.
+    int gateway_level = 1;
+    // Topic level holding the device id, checked against deviceId; -1: no check.
+    int device_level = 3;
+    // When not empty: the MQTT v5 user property the broker stamps with the
+    // publisher's authenticated (certificate-derived) identity. Messages
+    // without it, or whose value differs from the gateway level, are
+    // quarantined.
+    std::string user_property;
+};
+
+struct StatusConfig {
+    // When not empty, the counters are written here (atomically replaced).
+    std::string file;
+    int interval_ms = 10000;
+    bool log_to_stderr = true;  // also one JSON line per interval on stderr
+};
+
+struct BridgeConfig {
+    MqttConfig mqtt;
+    RocketMqConfig rocketmq;
+    std::vector<MappingRule> mapping;
+    LimitsConfig limits;
+    std::string quarantine_topic;
+    IdentityConfig identity;
+    std::size_t dedupe_capacity = 100000;  // eventIds remembered after SEND_OK
+    StatusConfig status;
+};
+
+// Parses and validates a configuration document. Fails with
+// kInvalidArgument; the message lists every problem found, one per line,
+// each naming the field ("mqtt.keepalive_s must be an integer from 5 to
+// 65535"). Unknown fields are errors (they are usually typos).
+Result<BridgeConfig> parse_bridge_config(const std::string& json_text);
+
+// Reads `path` and parses it. kNotFound when the file cannot be read.
+Result<BridgeConfig> load_bridge_config(const std::string& path);
+
+}  // namespace outpost::bridge
+
+#endif  // OUTPOST_BRIDGE_CONFIG_H

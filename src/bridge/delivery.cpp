@@ -1,0 +1,168 @@
+#include "bridge/delivery.h"
+
+#include <algorithm>
+#include <utility>
+#include <variant>
+
+#include "bridge/envelope_check.h"
+#include "bridge/quarantine_message.h"
+#include "bridge/topic_filter.h"
+
+namespace outpost::bridge {
+namespace {
+
+constexpr std::chrono::milliseconds kFirstRetryPause{100};
+
+bool is_permanent(const Status& status) {
+    return status.code() == StatusCode::kRejected || status.code() == StatusCode::kInvalidArgument;
+}
+
+}  // namespace
+
+const char* verdict_name(Verdict verdict) {
+    switch (verdict) {
+        case Verdict::kForwarded:
+            return "forwarded";
+        case Verdict::kDuplicate:
+            return "duplicate";
+        case Verdict::kQuarantined:
+            return "quarantined";
+        case Verdict::kStopped:
+            return "stopped";
+    }
+    return "unknown";
+}
+
+Result<std::unique_ptr<Delivery>> Delivery::create(const BridgeConfig& config, MessageSink& sink,
+                                                   BridgeStats& stats, const StopSignal& stop) {
+    std::vector<Route> routes;
+    for (const MappingRule& rule : config.mapping) {
+        Result<TagTemplate> tag = TagTemplate::compile(rule.tag);
+        if (!tag.is_ok()) return tag.status();
+        routes.push_back(Route{rule.mqtt_filter, rule.rocketmq_topic, std::move(tag).value()});
+    }
+    return std::unique_ptr<Delivery>(new Delivery(config, std::move(routes), sink, stats, stop));
+}
+
+Delivery::Delivery(const BridgeConfig& config, std::vector<Route> routes, MessageSink& sink,
+                   BridgeStats& stats, const StopSignal& stop)
+    : config_(config),
+      routes_(std::move(routes)),
+      sink_(sink),
+      stats_(stats),
+      stop_(stop),
+      recent_(config.dedupe_capacity),
+      next_slot_(std::chrono::steady_clock::now()) {}
+
+const Delivery::Route* Delivery::route_for(const std::string& topic) const {
+    for (const Route& route : routes_) {
+        if (topic_matches_filter(route.mqtt_filter, topic)) return &route;
+    }
+    return nullptr;
+}
+
+Verdict Delivery::deliver(const InboundMessage& message) {
+    stats_.message_received(message.redelivered);
+    std::variant<CheckedEnvelope, Rejection> checked =
+        check_inbound(message, config_.limits, config_.identity);
+    if (const auto* rejection = std::get_if<Rejection>(&checked)) {
+        return quarantine(message, *rejection);
+    }
+    const CheckedEnvelope& envelope = std::get<CheckedEnvelope>(checked);
+    if (recent_.contains(envelope.event_id)) {
+        stats_.duplicate_suppressed();
+        return Verdict::kDuplicate;
+    }
+    const Route* route = route_for(message.topic);
+    if (route == nullptr) {
+        return quarantine(message,
+                          Rejection{QuarantineReason::kUnmappedTopic,
+                                    "no mapping rule matches " + message.topic, envelope.event_id});
+    }
+    if (!pace()) return Verdict::kStopped;
+
+    SinkMessage out;
+    out.topic = route->rocketmq_topic;
+    out.tags = route->tag.render(envelope.document);
+    out.keys = envelope.event_id;
+    out.body = message.payload;  // verbatim: the gateway's bytes are the event
+    out.sharding_key = envelope.device_id;
+    const auto started = std::chrono::steady_clock::now();
+    Status refusal;
+    switch (send_until_stored(out, &refusal)) {
+        case SendEnd::kStored:
+            stats_.message_forwarded(std::chrono::duration_cast<std::chrono::microseconds>(
+                std::chrono::steady_clock::now() - started));
+            recent_.insert(envelope.event_id);
+            return Verdict::kForwarded;
+        case SendEnd::kStopped:
+            return Verdict::kStopped;
+        case SendEnd::kRefused:
+            break;
+    }
+    return quarantine(
+        message, Rejection{QuarantineReason::kRocketMqRejected,
+                           "topic " + out.topic + ": " + refusal.to_string(), envelope.event_id});
+}
+
+Verdict Delivery::quarantine(const InboundMessage& message, const Rejection& rejection) {
+    const SinkMessage out = quarantine_message(message, rejection, config_.quarantine_topic,
+                                               config_.limits.quarantine_body_bytes);
+    Status refusal;
+    // A quarantine topic RocketMQ refuses for good is an operator's problem
+    // that holds the line like an outage: dropping the message is not allowed.
+    for (;;) {
+        switch (send_until_stored(out, &refusal)) {
+            case SendEnd::kStored:
+                stats_.message_quarantined(rejection.reason);
+                return Verdict::kQuarantined;
+            case SendEnd::kStopped:
+                return Verdict::kStopped;
+            case SendEnd::kRefused:
+                if (stop_.wait_for(
+                        std::chrono::milliseconds(config_.rocketmq.retry_pause_max_ms))) {
+                    return Verdict::kStopped;
+                }
+                break;
+        }
+    }
+}
+
+Delivery::SendEnd Delivery::send_until_stored(const SinkMessage& message, Status* refusal) {
+    const auto started = std::chrono::steady_clock::now();
+    std::chrono::milliseconds pause = kFirstRetryPause;
+    const std::chrono::milliseconds max_pause(config_.rocketmq.retry_pause_max_ms);
+    for (;;) {
+        const Status sent = sink_.send(message);
+        const auto held = std::chrono::duration_cast<std::chrono::milliseconds>(
+            std::chrono::steady_clock::now() - started);
+        if (sent.is_ok()) {
+            stats_.holding(false, held);
+            return SendEnd::kStored;
+        }
+        stats_.rocketmq_error(sent.code());
+        if (is_permanent(sent)) {
+            stats_.holding(false, held);
+            *refusal = sent;
+            return SendEnd::kRefused;
+        }
+        stats_.holding(true, held);
+        if (stop_.wait_for(pause)) return SendEnd::kStopped;
+        pause = std::min(pause * 2, max_pause);
+    }
+}
+
+bool Delivery::pace() {
+    if (config_.limits.max_messages_per_s <= 0) return true;
+    const auto now = std::chrono::steady_clock::now();
+    if (next_slot_ > now &&
+        stop_.wait_for(std::chrono::duration_cast<std::chrono::milliseconds>(next_slot_ - now))) {
+        return false;
+    }
+    const auto interval = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+        std::chrono::duration<double>(1.0 / config_.limits.max_messages_per_s));
+    next_slot_ = std::max(next_slot_, now) + interval;
+    return true;
+}
+
+}  // namespace outpost::bridge

@@ -1,0 +1,84 @@
+// The bridge's per-message pipeline: check, dedupe, map, send, and decide
+// whether the MQTT message may now be acknowledged.
+//
+// Contract with the MQTT side (mqtt_session.cpp holds the design note):
+// deliver() returns kForwarded, kDuplicate or kQuarantined only once the
+// message is safely stored in RocketMQ (SEND_OK) or was already forwarded
+// by this instance; the caller then acknowledges it. It returns kStopped
+// only when a stop was requested while RocketMQ failed; the caller must
+// then NOT acknowledge (the broker redelivers to the next session).
+// While RocketMQ fails, deliver() holds the message and retries with
+// pauses doubling up to rocketmq.retry_pause_max_ms; it never gives up on
+// a transient failure.
+#ifndef OUTPOST_BRIDGE_DELIVERY_H
+#define OUTPOST_BRIDGE_DELIVERY_H
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bridge/bridge_stats.h"
+#include "bridge/config.h"
+#include "bridge/inbound_message.h"
+#include "bridge/message_sink.h"
+#include "bridge/quarantine_reason.h"
+#include "bridge/recent_event_ids.h"
+#include "bridge/stop_signal.h"
+#include "bridge/tag_template.h"
+#include "outpost/status.h"
+
+namespace outpost::bridge {
+
+enum class Verdict {
+    kForwarded,    // sent to the mapped topic, SEND_OK
+    kDuplicate,    // forwarded before by this instance; not sent again
+    kQuarantined,  // sent to the quarantine topic, SEND_OK
+    kStopped,      // stop requested while RocketMQ failed: do not acknowledge
+};
+
+const char* verdict_name(Verdict verdict);
+
+// Not thread-safe: one MQTT callback thread calls deliver(). The sink,
+// stats and stop signal are borrowed and must outlive the Delivery.
+class Delivery final {
+  public:
+    // Fails with kInvalidArgument when a mapping rule's tag does not compile
+    // (parse_bridge_config already refuses such configurations).
+    static Result<std::unique_ptr<Delivery>> create(const BridgeConfig& config, MessageSink& sink,
+                                                    BridgeStats& stats, const StopSignal& stop);
+
+    Verdict deliver(const InboundMessage& message);
+
+  private:
+    struct Route {
+        std::string mqtt_filter;
+        std::string rocketmq_topic;
+        TagTemplate tag;
+    };
+    enum class SendEnd { kStored, kRefused, kStopped };
+
+    Delivery(const BridgeConfig& config, std::vector<Route> routes, MessageSink& sink,
+             BridgeStats& stats, const StopSignal& stop);
+
+    const Route* route_for(const std::string& topic) const;
+    Verdict quarantine(const InboundMessage& message, const Rejection& rejection);
+    // Sends until SEND_OK (kStored), a permanent refusal (kRefused, with
+    // `refusal` set) or a stop during failures (kStopped).
+    SendEnd send_until_stored(const SinkMessage& message, Status* refusal);
+    // Waits for the next forwarding slot under limits.max_messages_per_s;
+    // false when a stop was requested meanwhile.
+    bool pace();
+
+    const BridgeConfig config_;
+    const std::vector<Route> routes_;
+    MessageSink& sink_;
+    BridgeStats& stats_;
+    const StopSignal& stop_;
+    RecentEventIds recent_;
+    std::chrono::steady_clock::time_point next_slot_;
+};
+
+}  // namespace outpost::bridge
+
+#endif  // OUTPOST_BRIDGE_DELIVERY_H

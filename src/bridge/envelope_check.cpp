@@ -1,0 +1,127 @@
+#include "bridge/envelope_check.h"
+
+#include <cstddef>
+#include <exception>
+#include <vector>
+
+#include "bridge/topic_filter.h"
+#include "common/text_checks.h"
+
+namespace outpost::bridge {
+namespace {
+
+using nlohmann::json;
+
+Rejection reject(QuarantineReason reason, std::string detail) {
+    return Rejection{reason, std::move(detail)};
+}
+
+// The topic level `index`, or nullopt when the topic is shorter.
+std::optional<std::string> level(const std::vector<std::string>& levels, int index) {
+    if (index < 0 || static_cast<std::size_t>(index) >= levels.size()) return std::nullopt;
+    return levels[static_cast<std::size_t>(index)];
+}
+
+std::optional<Rejection> check_identity(const InboundMessage& message,
+                                        const CheckedEnvelope& envelope,
+                                        const IdentityConfig& identity) {
+    const std::vector<std::string> levels = topic_levels(message.topic);
+    const std::optional<std::string> gateway = level(levels, identity.gateway_level);
+    if (!gateway || *gateway != envelope.gateway_id) {
+        return reject(QuarantineReason::kGatewayMismatch,
+                      "envelope gatewayId '" + envelope.gateway_id + "' is not topic level " +
+                          std::to_string(identity.gateway_level) + " of " + message.topic);
+    }
+    if (identity.device_level >= 0) {
+        const std::optional<std::string> device = level(levels, identity.device_level);
+        if (!device || *device != envelope.device_id) {
+            return reject(QuarantineReason::kDeviceMismatch,
+                          "envelope deviceId '" + envelope.device_id + "' is not topic level " +
+                              std::to_string(identity.device_level) + " of " + message.topic);
+        }
+    }
+    if (!identity.user_property.empty()) {
+        if (!message.authenticated_identity) {
+            return reject(QuarantineReason::kIdentityMissing,
+                          "no user property '" + identity.user_property +
+                              "' (the broker must stamp the publisher's identity)");
+        }
+        if (*message.authenticated_identity != *gateway) {
+            return reject(QuarantineReason::kIdentityMismatch,
+                          "publisher authenticated as '" + *message.authenticated_identity +
+                              "' wrote under gateway '" + *gateway + "'");
+        }
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
+std::variant<json, Rejection> parse_bounded_json(const std::string& text, int max_depth) {
+    bool too_deep = false;
+    // depth is the nesting of the container being opened, minus one.
+    json::parser_callback_t bound = [&too_deep, max_depth](int depth, json::parse_event_t event,
+                                                           json&) {
+        if ((event == json::parse_event_t::object_start ||
+             event == json::parse_event_t::array_start) &&
+            depth + 1 > max_depth) {
+            too_deep = true;
+            return false;  // discard: nothing under it is built
+        }
+        return !too_deep;
+    };
+    try {
+        json document = json::parse(text, bound, /*allow_exceptions=*/false);
+        if (too_deep) {
+            return reject(QuarantineReason::kJsonTooDeep,
+                          "objects/arrays nest deeper than " + std::to_string(max_depth));
+        }
+        if (document.is_discarded()) {
+            return reject(QuarantineReason::kMalformedJson, "payload is not one valid JSON value");
+        }
+        return document;
+    } catch (const std::exception& error) {
+        return reject(QuarantineReason::kMalformedJson,
+                      std::string("payload could not be parsed: ") + error.what());
+    }
+}
+
+std::variant<CheckedEnvelope, Rejection> check_inbound(const InboundMessage& message,
+                                                       const LimitsConfig& limits,
+                                                       const IdentityConfig& identity) {
+    if (message.payload.size() > limits.max_payload_bytes) {
+        return reject(QuarantineReason::kPayloadTooLarge,
+                      std::to_string(message.payload.size()) + " bytes; at most " +
+                          std::to_string(limits.max_payload_bytes) + " accepted");
+    }
+    if (!is_valid_utf8(message.payload)) {
+        return reject(QuarantineReason::kInvalidUtf8, "payload is not well-formed UTF-8");
+    }
+    std::variant<json, Rejection> parsed =
+        parse_bounded_json(message.payload, limits.max_json_depth);
+    if (auto* rejection = std::get_if<Rejection>(&parsed)) return *rejection;
+    json& document = std::get<json>(parsed);
+    if (std::optional<Rejection> rejection = check_envelope_schema(document)) {
+        auto id = document.is_object() ? document.find("eventId") : document.end();
+        if (id != document.end() && id->is_string() &&
+            is_lowercase_uuid_v7(id->get<std::string>())) {
+            rejection->event_id = id->get<std::string>();
+        }
+        return *rejection;
+    }
+
+    CheckedEnvelope envelope;
+    // The schema check guarantees these are strings.
+    envelope.event_id = document["eventId"].get<std::string>();
+    envelope.event_type = document["eventType"].get<std::string>();
+    envelope.gateway_id = document["gatewayId"].get<std::string>();
+    envelope.device_id = document["deviceId"].get<std::string>();
+    envelope.document = std::move(document);
+    if (std::optional<Rejection> rejection = check_identity(message, envelope, identity)) {
+        rejection->event_id = envelope.event_id;
+        return *rejection;
+    }
+    return envelope;
+}
+
+}  // namespace outpost::bridge

@@ -1,0 +1,22 @@
+// One MQTT message as the bridge sees it, detached from paho.
+#ifndef OUTPOST_BRIDGE_INBOUND_MESSAGE_H
+#define OUTPOST_BRIDGE_INBOUND_MESSAGE_H
+
+#include <optional>
+#include <string>
+
+namespace outpost::bridge {
+
+struct InboundMessage {
+    std::string topic;
+    std::string payload;
+    // MQTT DUP flag: the broker sent this before and saw no PUBACK.
+    bool redelivered = false;
+    // The value of the configured identity user property (IdentityConfig::
+    // user_property), when the message carries it.
+    std::optional<std::string> authenticated_identity;
+};
+
+}  // namespace outpost::bridge
+
+#endif  // OUTPOST_BRIDGE_INBOUND_MESSAGE_H

@@ -1,0 +1,28 @@
+#include "bridge/latency_histogram.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace outpost::bridge {
+
+void LatencyHistogram::record(std::chrono::microseconds latency) {
+    const double us = std::max<double>(1.0, static_cast<double>(latency.count()));
+    const int bucket = static_cast<int>(std::log2(us) * kBucketsPerDoubling);
+    ++buckets_[static_cast<std::size_t>(std::clamp(bucket, 0, kBuckets - 1))];
+    ++count_;
+}
+
+double LatencyHistogram::percentile_us(double fraction) const {
+    if (count_ == 0) return 0;
+    const double rank = std::clamp(fraction, 0.0, 1.0) * static_cast<double>(count_);
+    std::uint64_t seen = 0;
+    for (int bucket = 0; bucket < kBuckets; ++bucket) {
+        seen += buckets_[static_cast<std::size_t>(bucket)];
+        if (seen > 0 && static_cast<double>(seen) >= rank) {
+            return std::exp2((bucket + 0.5) / kBucketsPerDoubling);
+        }
+    }
+    return std::exp2(static_cast<double>(kBuckets) / kBucketsPerDoubling);
+}
+
+}  // namespace outpost::bridge

@@ -1,0 +1,34 @@
+// Send latency percentiles in fixed memory: logarithmic buckets, four per
+// doubling, so a percentile is exact to within about 19 % whatever the
+// number of samples, and recording is O(1) with no allocation.
+#ifndef OUTPOST_BRIDGE_LATENCY_HISTOGRAM_H
+#define OUTPOST_BRIDGE_LATENCY_HISTOGRAM_H
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+
+namespace outpost::bridge {
+
+// Not thread-safe; BridgeStats guards it.
+class LatencyHistogram final {
+  public:
+    void record(std::chrono::microseconds latency);
+
+    // The `fraction` (0..1] quantile in microseconds: the geometric middle of
+    // the bucket holding it. 0 when nothing was recorded.
+    double percentile_us(double fraction) const;
+
+    std::uint64_t count() const { return count_; }
+
+  private:
+    static constexpr int kBucketsPerDoubling = 4;
+    static constexpr int kBuckets = 40 * kBucketsPerDoubling;  // up to 2^40 us (12 days)
+
+    std::array<std::uint64_t, kBuckets> buckets_{};
+    std::uint64_t count_ = 0;
+};
+
+}  // namespace outpost::bridge
+
+#endif  // OUTPOST_BRIDGE_LATENCY_HISTOGRAM_H

@@ -1,0 +1,17 @@
+// One line per event on stderr: "outpost-bridge <level>: <text>". Thread-safe.
+#ifndef OUTPOST_BRIDGE_LOG_H
+#define OUTPOST_BRIDGE_LOG_H
+
+#include <string>
+
+namespace outpost::bridge {
+
+void log_info(const std::string& text);
+void log_warning(const std::string& text);
+void log_error(const std::string& text);
+// `json_line` alone on its line (the status line: it starts with '{').
+void log_json_line(const std::string& json_line);
+
+}  // namespace outpost::bridge
+
+#endif  // OUTPOST_BRIDGE_LOG_H

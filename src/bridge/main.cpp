@@ -1,0 +1,224 @@
+// outpost-bridge: MQTT v5 shared subscription -> RocketMQ, acknowledging each
+// MQTT message only after RocketMQ answered SEND_OK. See --help.
+#include <pthread.h>
+#include <signal.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "bridge/bridge_stats.h"
+#include "bridge/config.h"
+#include "bridge/delivery.h"
+#include "bridge/log.h"
+#include "bridge/mqtt_session.h"
+#include "bridge/rocketmq_sink.h"
+#include "bridge/status_reporter.h"
+#include "bridge/stop_signal.h"
+
+namespace {
+
+using namespace outpost::bridge;
+
+constexpr int kExitOk = 0;
+constexpr int kExitFailure = 1;
+constexpr int kExitUsage = 2;
+
+const char* const kHelp = R"(usage: outpost-bridge --config FILE [--check-config]
+       outpost-bridge --help
+
+Subscribes to the gateways' alarm events over MQTT v5 (QoS 1, persistent
+session, shared subscription $share/<group>/<filter>), validates each
+envelope, and sends it to RocketMQ with KEYS = eventId, the tag from the
+mapping rule, and the queue chosen by deviceId. The MQTT acknowledgement is
+sent only after RocketMQ answered SEND_OK. Invalid messages go to the
+quarantine topic (TAGS = reason) and are then acknowledged. While RocketMQ
+is unreachable the bridge holds the current message unacknowledged and
+retries; nothing is dropped.
+
+options:
+  --config FILE    JSON configuration (below)
+  --check-config   validate FILE, print a summary, exit 0 (valid) or 2
+  --help           this text
+
+configuration (defaults shown; fields marked * are required):
+{
+  "mqtt": {
+    "uri": "tcp://127.0.0.1:1883",          * tcp:// or ssl://
+    "client_id": "outpost-bridge-1",        * fixed per instance
+    "username": "", "password": "",
+    "tls": {"ca_file": "", "cert_file": "", "key_file": "", "key_password": "",
+            "verify_server": true},
+    "session_expiry_s": 604800,             keep the session across outages
+    "shared_group": "outpost-bridge",
+    "topic_filters": ["outpost/+/alarm/+"],
+    "keepalive_s": 30, "connect_timeout_s": 10,
+    "reconnect_min_ms": 250, "reconnect_max_ms": 30000
+  },
+  "rocketmq": {
+    "name_servers": "127.0.0.1:9876",       * "ip:port;ip:port" or an array
+    "producer_group": "outpost_bridge",
+    "send_timeout_ms": 3000, "max_attempts": 3,
+    "retry_pause_max_ms": 5000              pause cap while RocketMQ fails
+  },
+  "mapping": [                              * first matching rule wins
+    {"mqtt_filter": "outpost/+/alarm/+", "rocketmq_topic": "outpost_alarms",
+     "tag": "${payload.severity}"}          literal [A-Za-z0-9._-] and ${field.path}
+  ],
+  "quarantine_topic": "outpost_quarantine", *
+  "limits": {"max_payload_bytes": 262144, "max_json_depth": 16,
+             "max_messages_per_s": 0, "quarantine_body_bytes": 65536},
+  "identity": {"gateway_level": 1, "device_level": 3, "user_property": ""},
+  "dedupe_capacity": 100000,
+  "status": {"file": "", "interval_ms": 10000, "log_to_stderr": true}
+}
+
+identity: the envelope's gatewayId must equal topic level gateway_level
+(deviceId: device_level, -1 = no check). With the broker ACL
+"pattern write outpost/%u/#" that level is the authenticated user. When the
+broker stamps the certificate identity into an MQTT v5 user property, name it
+in user_property and it must equal the gateway level too.
+
+quarantine reasons (TAGS and OUTPOST_REASON property): payload_too_large,
+invalid_utf8, malformed_json, json_too_deep, schema_violation,
+gateway_mismatch, device_mismatch, identity_missing, identity_mismatch,
+unmapped_topic, rocketmq_rejected.
+
+status: every status.interval_ms one JSON line on stderr (and in status.file,
+replaced atomically), e.g.
+{"ts_ms":..,"uptime_s":..,"mqtt_connected":true,"mqtt_connects":1,"received":120,
+ "redelivered":3,"forwarded":110,"duplicates_suppressed":2,
+ "quarantined":{"total":8,"schema_violation":5,..},
+ "rocketmq_errors":{"total":4,"unavailable":3,"timeout":1},
+ "holding":false,"held_ms_max":1234,"send_latency_ms":{"count":118,"p50":1.7,"p99":9.5}}
+A final line is written at exit.
+
+signals: SIGTERM/SIGINT stop the bridge. A message held for RocketMQ at that
+moment is left unacknowledged (the broker redelivers it); the process then
+exits without a clean MQTT DISCONNECT.
+
+exit status: 0 stopped, 1 runtime failure, 2 usage or configuration error.
+)";
+
+void print_summary(const BridgeConfig& config) {
+    std::printf("configuration OK\n  mqtt %s as %s, group %s, %zu filter(s), session %u s\n",
+                config.mqtt.uri.c_str(), config.mqtt.client_id.c_str(),
+                config.mqtt.shared_group.c_str(), config.mqtt.topic_filters.size(),
+                config.mqtt.session_expiry_s);
+    std::printf("  rocketmq %s, group %s\n", config.rocketmq.name_servers.c_str(),
+                config.rocketmq.producer_group.c_str());
+    for (const MappingRule& rule : config.mapping) {
+        std::printf("  %s -> %s tag %s\n", rule.mqtt_filter.c_str(), rule.rocketmq_topic.c_str(),
+                    rule.tag.c_str());
+    }
+    std::printf("  quarantine -> %s\n", config.quarantine_topic.c_str());
+}
+
+// Runs the bridge until a stop signal or a fatal error. Does not return when
+// a message is held unacknowledged (std::_Exit, see mqtt_session.h).
+int run_bridge(const BridgeConfig& config) {
+    // Signals are taken by sigtimedwait below; every thread created from here
+    // on (paho's included) inherits the mask.
+    sigset_t stop_signals;
+    sigemptyset(&stop_signals);
+    sigaddset(&stop_signals, SIGINT);
+    sigaddset(&stop_signals, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+    signal(SIGPIPE, SIG_IGN);  // a socket the peer closed must give EPIPE, not death
+
+    BridgeStats stats;
+    StopSignal stop;
+    RocketMqSink sink(config.rocketmq);
+    auto delivery = Delivery::create(config, sink, stats, stop);
+    if (!delivery.is_ok()) {
+        log_error(delivery.status().to_string());
+        return kExitUsage;
+    }
+    auto session = make_mqtt_session(config, **delivery, stats, stop);
+    if (!session.is_ok()) {
+        log_error(session.status().to_string());
+        return kExitUsage;
+    }
+    StatusReporter reporter(config.status, stats);
+    log_info("starting: " + config.mqtt.uri + " -> RocketMQ " + config.rocketmq.name_servers);
+
+    std::atomic<bool> session_over{false};
+    SessionEnd end = SessionEnd::kClean;
+    std::thread session_thread([&] {
+        pthread_setname_np(pthread_self(), "mqtt-session");
+        end = (*session)->run();
+        session_over = true;
+    });
+    const timespec slice{0, 200 * 1000 * 1000};
+    while (!session_over) {
+        const int signal_number = sigtimedwait(&stop_signals, nullptr, &slice);
+        if (signal_number > 0) {
+            log_info(std::string("stopping on ") + strsignal(signal_number));
+            break;
+        }
+    }
+    stop.request_stop();
+    // run() ends within one send plus the disconnect bound, unless it is stuck
+    // in a paho call behind a held callback: then leave without it.
+    const auto deadline = std::chrono::steady_clock::now() +
+                          std::chrono::milliseconds(config.rocketmq.send_timeout_ms) *
+                              (config.rocketmq.max_attempts + 1) +
+                          std::chrono::seconds(10);
+    while (!session_over && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    if (session_over && end == SessionEnd::kClean) {
+        session_thread.join();
+        reporter.report();
+        log_info("stopped");
+        return kExitOk;
+    }
+    reporter.report();
+    const bool fatal = session_over && end == SessionEnd::kFatal;
+    log_warning(fatal ? "exiting after a failure in the message callback; the message in hand "
+                        "stays unacknowledged"
+                      : "exiting with a message held unacknowledged; the broker redelivers it");
+    std::_Exit(fatal ? kExitFailure : kExitOk);  // no destructors: paho is blocked (see header)
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::string config_path;
+    bool check_only = false;
+    for (int i = 1; i < argc; ++i) {
+        const std::string argument = argv[i];
+        if (argument == "--help" || argument == "-h") {
+            std::fputs(kHelp, stdout);
+            return kExitOk;
+        } else if (argument == "--check-config") {
+            check_only = true;
+        } else if (argument == "--config" && i + 1 < argc) {
+            config_path = argv[++i];
+        } else if (argument.rfind("--config=", 0) == 0) {
+            config_path = argument.substr(std::strlen("--config="));
+        } else {
+            std::fprintf(stderr, "outpost-bridge: unknown argument '%s' (try --help)\n",
+                         argument.c_str());
+            return kExitUsage;
+        }
+    }
+    if (config_path.empty()) {
+        std::fprintf(stderr, "outpost-bridge: --config FILE is required (try --help)\n");
+        return kExitUsage;
+    }
+    outpost::Result<BridgeConfig> config = load_bridge_config(config_path);
+    if (!config.is_ok()) {
+        std::fprintf(stderr, "outpost-bridge: %s\n", config.status().message().c_str());
+        return kExitUsage;
+    }
+    if (check_only) {
+        print_summary(*config);
+        return kExitOk;
+    }
+    return run_bridge(*config);
+}

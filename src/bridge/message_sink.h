@@ -1,0 +1,38 @@
+// Where the bridge sends what it forwards or quarantines: RocketMQ in
+// production (rocketmq_sink.h), a scripted fake in unit tests.
+#ifndef OUTPOST_BRIDGE_MESSAGE_SINK_H
+#define OUTPOST_BRIDGE_MESSAGE_SINK_H
+
+#include <map>
+#include <string>
+
+#include "outpost/status.h"
+
+namespace outpost::bridge {
+
+struct SinkMessage {
+    std::string topic;
+    std::string tags;
+    std::string keys;          // space-separated
+    std::string body;          // 1 byte to 4 MiB
+    std::string sharding_key;  // same key -> same queue, in send order
+    std::map<std::string, std::string> properties;
+};
+
+class MessageSink {
+  public:
+    virtual ~MessageSink() = default;
+
+    // Sends one message and waits for the answer. OK means SEND_OK: the
+    // message is stored as durably as the broker is configured to store it.
+    // Errors:
+    //   kRejected, kInvalidArgument  resending the same message cannot succeed
+    //   anything else                 transient (unavailable, timeout, topic not
+    //                                 found yet, stored without the durability
+    //                                 SEND_OK promises): resend later
+    virtual Status send(const SinkMessage& message) = 0;
+};
+
+}  // namespace outpost::bridge
+
+#endif  // OUTPOST_BRIDGE_MESSAGE_SINK_H

@@ -1,0 +1,359 @@
+// DESIGN NOTE: an MQTT message is acknowledged only after RocketMQ said SEND_OK.
+//
+// Wire contract: MQTT v5 (set in create_options and in the connect options,
+// so a reconnect never falls back to 3.1), QoS 1, fixed client id,
+// clean_start=false with a Session Expiry Interval (a persistent session),
+// subscription "$share/<group>/<filter>" at QoS 1, no client persistence.
+//
+// Invariants:
+//  1. No PUBACK before SEND_OK. Paho C 1.3.12 runs the message callback
+//     synchronously on its receive thread and sends the PUBACK right after the
+//     callback returns (MQTTProtocol_handlePublishes); paho C++ 1.2.0 always
+//     tells the C layer "handled". Delivery::deliver runs inside the callback,
+//     so returning from it IS the acknowledgement, and it returns only with
+//     forwarded (SEND_OK), duplicate (forwarded before by this instance) or
+//     quarantined (SEND_OK on the quarantine topic). This holds because the C
+//     client's own message queue stays empty (it only fills when a callback
+//     returns false, which the C++ layer never does). Never use
+//     start_consuming(): it acknowledges on arrival.
+//  2. The callback never returns without a verdict. Every exception is caught
+//     inside it; after an exception, or a stop requested while RocketMQ fails
+//     (Verdict::kStopped), the callback parks for good instead of returning,
+//     and the process ends with std::_Exit: the socket closes without a PUBACK
+//     and the broker redelivers the message to the next session.
+//  3. While RocketMQ fails, the callback holds the message and retries with
+//     capped backoff, without a time bound (Delivery). Paho has no negative
+//     acknowledgement, and "disconnect without acking" is not available
+//     either: a disconnect requested from another thread waits for the very
+//     mutex the blocked callback holds, so the PUBACK would go out first.
+//     Holding also stops paho's keep-alive (same thread): after 1.5 x
+//     keepalive the broker drops the connection. That loses nothing: the held
+//     message and those queued behind it stay unacknowledged in the persistent
+//     session. When RocketMQ answers, the held message is stored, the callback
+//     returns, the PUBACK fails on the dead socket, the connection-lost
+//     handler fires, we reconnect with clean_start=false, and the broker
+//     redelivers (DUP) everything unacknowledged; the message already stored
+//     is recognised by RecentEventIds and acknowledged without a second send.
+//  4. The supervisor (run()) never calls into paho while a callback may be
+//     blocked: connect/subscribe only before the first connection or after a
+//     loss, disconnect only at stop and from a helper thread bounded in time.
+//     Connection state comes from paho's handlers, never from is_connected(),
+//     which takes the same mutex.
+//  5. Redelivery after a crash needs the broker to keep the session:
+//     mqtt.session_expiry_s must outlast the longest bridge outage, and the
+//     broker's queue limit (mosquitto max_queued_messages) the backlog.
+//  6. mosquitto 2.0.11 rotates a shared subscription over its members whether
+//     or not they are connected: a crashed member's share waits in its
+//     session until it returns with the same client id. Restart it quickly.
+#include "bridge/mqtt_session.h"
+
+#include <mqtt/async_client.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <exception>
+#include <future>
+#include <mutex>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bridge/log.h"
+
+namespace outpost::bridge {
+namespace {
+
+constexpr std::chrono::milliseconds kPollSlice{100};
+constexpr std::chrono::seconds kDisconnectTimeout{5};
+
+mqtt::connect_options session_options(const MqttConfig& config) {
+    mqtt::properties properties;
+    properties.add(mqtt::property(mqtt::property::SESSION_EXPIRY_INTERVAL,
+                                  static_cast<int>(config.session_expiry_s)));
+    auto builder = mqtt::connect_options_builder()
+                       .mqtt_version(MQTTVERSION_5)  // before clean_start: it picks the field
+                       .clean_start(false)
+                       .properties(std::move(properties))
+                       .keep_alive_interval(std::chrono::seconds(config.keepalive_s))
+                       .connect_timeout(std::chrono::seconds(config.connect_timeout_s))
+                       .automatic_reconnect(false);  // run() paces reconnects
+    if (!config.username.empty()) {
+        builder.user_name(config.username).password(config.password);
+    }
+    if (config.uri.rfind("ssl://", 0) == 0) {
+        auto tls = mqtt::ssl_options_builder().enable_server_cert_auth(config.tls.verify_server);
+        if (!config.tls.ca_file.empty()) tls.trust_store(config.tls.ca_file);
+        if (!config.tls.cert_file.empty()) {
+            tls.key_store(config.tls.cert_file).private_key(config.tls.key_file);
+        }
+        if (!config.tls.key_password.empty()) tls.private_keypassword(config.tls.key_password);
+        mqtt::ssl_options ssl = tls.finalize();
+        ssl.set_verify(config.tls.verify_server);
+        builder.ssl(std::move(ssl));
+    }
+    return builder.finalize();
+}
+
+class PahoSession final : public MqttSession {
+  public:
+    PahoSession(const BridgeConfig& config, Delivery& delivery, BridgeStats& stats,
+                const StopSignal& stop, std::unique_ptr<mqtt::async_client> client)
+        : config_(config),
+          delivery_(delivery),
+          stats_(stats),
+          stop_(stop),
+          options_(session_options(config.mqtt)),
+          client_(std::move(client)),
+          random_(std::random_device{}()) {
+        // Registered before connect(): paho deadlocks otherwise (FIELD-NOTES).
+        client_->set_message_callback(
+            [this](mqtt::const_message_ptr message) { on_message(message); });
+        client_->set_connection_lost_handler(
+            [this](const std::string& cause) { on_connection_lost(cause); });
+        client_->set_disconnected_handler([this](const mqtt::properties&, mqtt::ReasonCode reason) {
+            on_connection_lost("broker sent DISCONNECT, reason " +
+                               std::to_string(static_cast<int>(reason)));
+        });
+    }
+
+    SessionEnd run() override {
+        int failures = 0;
+        bool connected = false;
+        while (!stop_.stop_requested()) {
+            if (std::optional<SessionEnd> end = callback_end()) return *end;
+            if (!connected) {
+                Status status = connect_and_subscribe();
+                if (!status.is_ok()) {
+                    ++failures;
+                    const std::chrono::milliseconds pause = reconnect_pause(failures);
+                    log_warning(status.to_string() + "; next attempt in " +
+                                std::to_string(pause.count()) + " ms");
+                    stop_.wait_for(pause);
+                    continue;
+                }
+                failures = 0;
+                connected = true;
+            }
+            std::unique_lock<std::mutex> lock(mutex_);
+            changed_.wait_for(lock, kPollSlice, [this] { return lost_ || parked_; });
+            if (lost_) connected = false;
+        }
+        // Stop requested: the callback either finishes its message (RocketMQ
+        // answers) or parks on it. Give it the time one send may take.
+        const auto deadline = std::chrono::steady_clock::now() +
+                              std::chrono::milliseconds(config_.rocketmq.send_timeout_ms) *
+                                  (config_.rocketmq.max_attempts + 1);
+        {
+            std::unique_lock<std::mutex> lock(mutex_);
+            changed_.wait_until(lock, deadline, [this] { return !in_callback_ || parked_; });
+            if (parked_) return fatal_ ? SessionEnd::kFatal : SessionEnd::kHeldUnacknowledged;
+            if (in_callback_) return SessionEnd::kHeldUnacknowledged;
+        }
+        return disconnect_bounded() ? SessionEnd::kClean : SessionEnd::kHeldUnacknowledged;
+    }
+
+  private:
+    std::optional<SessionEnd> callback_end() {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (!parked_) return std::nullopt;
+        return fatal_ ? SessionEnd::kFatal : SessionEnd::kHeldUnacknowledged;
+    }
+
+    // Paho's receive thread. See invariants 1 to 3.
+    void on_message(const mqtt::const_message_ptr& message) {
+        bool fatal = true;
+        try {
+            {
+                std::lock_guard<std::mutex> lock(mutex_);
+                in_callback_ = true;
+            }
+            InboundMessage inbound;
+            inbound.topic = message->get_topic();
+            inbound.payload = message->get_payload_str();
+            inbound.redelivered = message->is_duplicate();
+            inbound.authenticated_identity = identity_property(*message);
+            const Verdict verdict = delivery_.deliver(inbound);
+            if (verdict != Verdict::kStopped) {
+                std::lock_guard<std::mutex> lock(mutex_);
+                in_callback_ = false;
+                changed_.notify_all();
+                return;  // paho sends the PUBACK now
+            }
+            fatal = false;
+            log_warning("stopping while RocketMQ fails: message on " + inbound.topic +
+                        " stays unacknowledged for redelivery");
+        } catch (const std::exception& error) {
+            log_error(std::string("message callback failed: ") + error.what());
+        } catch (...) {
+            log_error("message callback failed with an unknown exception");
+        }
+        park(fatal);
+    }
+
+    std::optional<std::string> identity_property(const mqtt::message& message) const {
+        const std::string& wanted = config_.identity.user_property;
+        if (wanted.empty()) return std::nullopt;
+        const mqtt::properties& properties = message.get_properties();
+        const std::size_t count = properties.count(mqtt::property::USER_PROPERTY);
+        for (std::size_t i = 0; i < count; ++i) {
+            const auto pair =
+                mqtt::get<mqtt::string_pair>(properties, mqtt::property::USER_PROPERTY, i);
+            if (std::get<0>(pair) == wanted) return std::get<1>(pair);
+        }
+        return std::nullopt;
+    }
+
+    // Never returns: returning would acknowledge the message (invariant 2).
+    [[noreturn]] void park(bool fatal) {
+        std::unique_lock<std::mutex> lock(mutex_);
+        parked_ = true;
+        fatal_ = fatal;
+        changed_.notify_all();
+        for (;;) never_.wait(lock);
+    }
+
+    void on_connection_lost(const std::string& cause) {
+        stats_.mqtt_connected(false);
+        log_warning("MQTT connection lost" + (cause.empty() ? std::string() : ": " + cause));
+        std::lock_guard<std::mutex> lock(mutex_);
+        lost_ = true;
+        changed_.notify_all();
+    }
+
+    Status connect_and_subscribe() {
+        const std::string where = config_.mqtt.uri + " as " + config_.mqtt.client_id;
+        const auto timeout = std::chrono::seconds(config_.mqtt.connect_timeout_s + 2);
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            lost_ = false;  // before connect(): a loss right after it must count
+        }
+        bool session_present = false;
+        try {
+            mqtt::token_ptr token = client_->connect(options_);
+            if (!token->wait_for(timeout)) {
+                return Status::error(StatusCode::kUnavailable,
+                                     "MQTT connect to " + where + " timed out");
+            }
+            const mqtt::connect_response response = token->get_connect_response();
+            if (response.get_mqtt_version() != MQTTVERSION_5) {
+                return Status::error(StatusCode::kUnavailable,
+                                     "broker " + config_.mqtt.uri + " did not accept MQTT v5");
+            }
+            session_present = response.is_session_present();
+        } catch (const mqtt::exception& error) {
+            return Status::error(StatusCode::kUnavailable,
+                                 "MQTT connect to " + where + " failed: " + error.what());
+        }
+        stats_.mqtt_connected(true);
+        log_info("connected to " + where +
+                 (session_present ? " (session resumed)" : " (new session)"));
+        Status subscribed = subscribe(timeout);
+        if (subscribed.is_ok()) return subscribed;
+        if (session_present) {
+            // The session already holds the subscription and messages may be
+            // flowing (a held callback delays the SUBACK): keep the connection.
+            log_warning(subscribed.to_string() + " (the resumed session keeps its subscription)");
+            return Status::ok();
+        }
+        disconnect_bounded();
+        return subscribed;
+    }
+
+    Status subscribe(std::chrono::seconds timeout) {
+        std::vector<std::string> filters;
+        for (const std::string& filter : config_.mqtt.topic_filters) {
+            filters.push_back("$share/" + config_.mqtt.shared_group + "/" + filter);
+        }
+        const std::string what =
+            "subscribe to " + filters.front() + (filters.size() > 1 ? " (and others)" : "");
+        try {
+            mqtt::token_ptr token = client_->subscribe(mqtt::string_collection::create(filters),
+                                                       std::vector<int>(filters.size(), 1));
+            if (!token->wait_for(timeout)) {
+                return Status::error(StatusCode::kTimeout, what + ": no SUBACK in time");
+            }
+            // By value: get_subscribe_response() returns a temporary.
+            const mqtt::subscribe_response response = token->get_subscribe_response();
+            for (mqtt::ReasonCode code : response.get_reason_codes()) {
+                if (static_cast<int>(code) >= 0x80) {
+                    return Status::error(
+                        StatusCode::kRejected,
+                        what + " refused with reason " + std::to_string(static_cast<int>(code)));
+                }
+            }
+        } catch (const mqtt::exception& error) {
+            return Status::error(StatusCode::kUnavailable, what + " failed: " + error.what());
+        }
+        return Status::ok();
+    }
+
+    // DISCONNECT from a helper thread, waiting at most kDisconnectTimeout
+    // (invariant 4). False when it did not finish: the helper stays blocked
+    // behind a parked callback and the session must not be destroyed.
+    bool disconnect_bounded() {
+        auto done = std::make_shared<std::promise<void>>();
+        std::future<void> finished = done->get_future();
+        mqtt::async_client* client = client_.get();
+        std::thread([client, done] {
+            try {
+                client->disconnect()->wait_for(kDisconnectTimeout);
+            } catch (const mqtt::exception&) {
+                // Not connected: nothing to close.
+            }
+            done->set_value();
+        }).detach();
+        if (finished.wait_for(kDisconnectTimeout + std::chrono::seconds(1)) !=
+            std::future_status::ready) {
+            return false;
+        }
+        stats_.mqtt_connected(false);
+        return true;
+    }
+
+    // Capped doubling from reconnect_min_ms, drawn from [d/2, d] so a fleet
+    // of bridges does not reconnect in lockstep.
+    std::chrono::milliseconds reconnect_pause(int failures) {
+        std::int64_t pause = config_.mqtt.reconnect_min_ms;
+        for (int i = 1; i < failures && pause < config_.mqtt.reconnect_max_ms; ++i) pause *= 2;
+        pause = std::min<std::int64_t>(pause, config_.mqtt.reconnect_max_ms);
+        std::uniform_int_distribution<std::int64_t> jitter(pause / 2, pause);
+        return std::chrono::milliseconds(jitter(random_));
+    }
+
+    const BridgeConfig config_;
+    Delivery& delivery_;
+    BridgeStats& stats_;
+    const StopSignal& stop_;
+    const mqtt::connect_options options_;
+    std::unique_ptr<mqtt::async_client> client_;
+    std::mt19937_64 random_;  // run() thread only
+
+    std::mutex mutex_;
+    std::condition_variable changed_;  // lost_, parked_ or in_callback_ changed
+    std::condition_variable never_;    // a parked callback waits here for good
+    bool lost_ = false;                // guarded by mutex_
+    bool parked_ = false;              // guarded by mutex_
+    bool fatal_ = false;               // guarded by mutex_
+    bool in_callback_ = false;         // guarded by mutex_
+};
+
+}  // namespace
+
+Result<std::unique_ptr<MqttSession>> make_mqtt_session(const BridgeConfig& config,
+                                                       Delivery& delivery, BridgeStats& stats,
+                                                       const StopSignal& stop) {
+    try {
+        auto client = std::make_unique<mqtt::async_client>(
+            config.mqtt.uri, config.mqtt.client_id, mqtt::create_options(MQTTVERSION_5),
+            nullptr);  // no client persistence: the broker's session is the queue
+        return std::unique_ptr<MqttSession>(
+            new PahoSession(config, delivery, stats, stop, std::move(client)));
+    } catch (const mqtt::exception& error) {
+        return Status::error(StatusCode::kInvalidArgument, "MQTT client for " + config.mqtt.uri +
+                                                               " as " + config.mqtt.client_id +
+                                                               ": " + error.what());
+    }
+}
+
+}  // namespace outpost::bridge

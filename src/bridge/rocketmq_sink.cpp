@@ -1,0 +1,35 @@
+#include "bridge/rocketmq_sink.h"
+
+#include <chrono>
+
+namespace outpost::bridge {
+namespace {
+
+rocketmq::ProducerOptions producer_options(const RocketMqConfig& config) {
+    rocketmq::ProducerOptions options;
+    options.name_server_addresses = config.name_servers;
+    options.producer_group = config.producer_group;
+    options.request_timeout = std::chrono::milliseconds(config.send_timeout_ms);
+    options.max_attempts = config.max_attempts;
+    return options;
+}
+
+}  // namespace
+
+RocketMqSink::RocketMqSink(const RocketMqConfig& config) : producer_(producer_options(config)) {}
+
+Status RocketMqSink::send(const SinkMessage& message) {
+    Result<rocketmq::SendReceipt> receipt =
+        producer_.send(message.topic, message.tags, message.keys, message.body,
+                       message.sharding_key, message.properties);
+    if (!receipt.is_ok()) return receipt.status();
+    if (receipt->status != rocketmq::SendStatus::kSendOk) {
+        return Status::error(StatusCode::kOutcomeUnknown,
+                             std::string("broker ") + receipt->broker_name +
+                                 " stored the message with " +
+                                 rocketmq::send_status_name(receipt->status) + ", not SEND_OK");
+    }
+    return Status::ok();
+}
+
+}  // namespace outpost::bridge
