@@ -18,18 +18,14 @@ constexpr int64_t kPublishOverheadBytes = 16;
 
 void Publisher::Impl::fill_window(int64_t now) {
     if (stopping_) return;
-    // Retries first: they are older than anything fetched since.
-    int64_t unblocked_from = 0;
-    std::vector<store::OutboxRow> due = window_.take_due(now, &unblocked_from);
-    if (unblocked_from > 0) rewind_to(unblocked_from);  // the device's skipped rows
-    for (store::OutboxRow& row : due) {
+    // Retries first: they are older than anything fetched since (W3).
+    for (store::OutboxRow& row : window_.take_due(now)) {
         if (connected_) {
-            start_publish(std::move(row), now);
+            start_publish(std::move(row), now, /*retry=*/true);
         } else {
-            rewind_to(row.id);  // connection gone meanwhile: pending again, fetched in order
+            window_.retry(std::move(row), now);  // the connection went meanwhile
         }
     }
-
     while (connected_ && !window_.full()) {
         if (ready_.empty() && !refill_ready()) return;
         store::OutboxRow row = std::move(ready_.front());
@@ -38,7 +34,7 @@ void Publisher::Impl::fill_window(int64_t now) {
         // an earlier row of this device awaits its retry (W3); the block
         // remembers where to come back to (P4).
         if (window_.busy(row.id) || window_.blocked(row.device_id)) continue;
-        start_publish(std::move(row), now);
+        start_publish(std::move(row), now, /*retry=*/false);
     }
 }
 
@@ -59,32 +55,36 @@ bool Publisher::Impl::refill_ready() {
     return true;
 }
 
-void Publisher::Impl::start_publish(store::OutboxRow row, int64_t now) {
+void Publisher::Impl::start_publish(store::OutboxRow row, int64_t now, bool retry) {
     const std::string topic = topic_prefix_ + row.topic_suffix;
     const int64_t packet_bytes =
         static_cast<int64_t>(topic.size() + row.envelope.size()) + kPublishOverheadBytes;
     if (max_packet_bytes_ > 0 && packet_bytes > max_packet_bytes_) {
         // The broker would drop the connection for it: refuse it here, as a
         // message-level failure of this row only.
-        on_refused(std::move(row),
+        on_refused(publish::Flight{std::move(row), now, retry},
                    "payload too large: " + std::to_string(packet_bytes) +
                        " bytes exceed the broker's maximum packet size of " +
                        std::to_string(max_packet_bytes_),
                    now);
         return;
     }
-    const uint64_t tag = window_.start(std::move(row), now);
+    const uint64_t tag = window_.start(std::move(row), now, retry);
     Status status = link_->publish(topic, window_.payload(tag), tag);
     if (status) {
         live_.published++;
         return;
     }
-    store::OutboxRow back = window_.cancel(tag);
+    publish::Flight back = window_.cancel(tag);
     if (status.code() == StatusCode::kRejected) {
         on_refused(std::move(back), status.message(), now);
         return;
     }
-    rewind_to(back.id);
+    if (back.retry) {
+        window_.retry(back, now);
+    } else {
+        rewind_to(back.row.id);
+    }
     connection_lost(status.message(), now);
 }
 
@@ -94,8 +94,8 @@ void Publisher::Impl::on_outcome(const publish::PublishOutcome& outcome, int64_t
     const store::OutboxRow& row = flight->row;
     switch (outcome.kind) {
         case publish::PublishOutcome::Kind::kAcked: {
-            window_.acknowledged(row.id);
-            marker_->add(row.id);  // P2: its own PUBACK, success reason
+            rewind_to(window_.acknowledged(*flight));  // a lifted block: fetch its rows
+            marker_->add(row.id);                      // P2: its own PUBACK, success reason
             publish_latency_.record(outcome.at_boot_ms - flight->published_boot_ms);
             if (auto recorded = publish::recorded_uptime_ms(row.envelope, clock_.boot_id())) {
                 commit_latency_.record(outcome.at_boot_ms - *recorded);
@@ -103,36 +103,40 @@ void Publisher::Impl::on_outcome(const publish::PublishOutcome& outcome, int64_t
             break;
         }
         case publish::PublishOutcome::Kind::kRefused:
-            on_refused(std::move(flight->row), outcome.reason, now);
+            on_refused(std::move(*flight), outcome.reason, now);
             break;
         case publish::PublishOutcome::Kind::kLost:
             // P3: no verdict, no attempt; publish it again in order.
-            window_.released(row.id);
-            rewind_to(row.id);
+            if (flight->retry) {
+                window_.retry(*flight, now);
+            } else {
+                window_.released(*flight);
+                rewind_to(row.id);
+            }
             break;
     }
+    window_.check_invariants();
 }
 
-void Publisher::Impl::on_refused(store::OutboxRow row, const std::string& reason, int64_t now) {
+void Publisher::Impl::on_refused(publish::Flight flight, const std::string& reason, int64_t now) {
     live_.refused++;
-    auto dead = store::record_failure(core_, row.id, reason, epoch_, options_.max_attempts);
+    auto dead = store::record_failure(core_, flight.row.id, reason, epoch_, options_.max_attempts);
     if (!dead && dead.status().code() == StatusCode::kFenced) {
         drop_lease(dead.status().to_string(), now);
         return;
     }
-    if (!dead) {
-        // The attempt was not recorded; the row still waits its turn.
-        note_store_error(dead.status(), now);
-    } else if (*dead) {
+    if (dead && *dead) {
         live_.dead++;
-        window_.released(row.id);
+        rewind_to(window_.released(flight));  // may lift its device's block
         return;
-    } else {
-        row.attempts++;
     }
-    const int64_t due = now + retry_backoff_.delay_ms(std::max<int64_t>(1, row.attempts));
-    window_.retry(std::move(row), due);
-    window_.check_invariants();
+    if (dead) {
+        flight.row.attempts++;
+    } else {
+        note_store_error(dead.status(), now);  // not recorded; the row still waits its turn
+    }
+    const int64_t due = now + retry_backoff_.delay_ms(std::max<int64_t>(1, flight.row.attempts));
+    window_.retry(flight, due);
 }
 
 void Publisher::Impl::on_marks(const publish::MarkReport& report, int64_t now) {

@@ -113,7 +113,7 @@ void Publisher::Impl::connection_lost(const std::string& cause, int64_t now) {
     live_.last_error = cause;
     // P3: whatever was in flight has no verdict; it is simply pending again,
     // in id order, once the connection is back.
-    rewind_to(window_.abandon_flights());
+    rewind_to(window_.abandon_flights(now));
     connect_failures_in_row_ = 1;
     next_connect_ = now + reconnect_backoff_.delay_ms(connect_failures_in_row_);
 }

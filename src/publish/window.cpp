@@ -6,24 +6,27 @@
 
 namespace outpost::publish {
 
-uint64_t Window::start(store::OutboxRow row, int64_t now_ms) {
+uint64_t Window::start(store::OutboxRow row, int64_t now_ms, bool retry) {
     assert(!full() && !busy(row.id));  // W1, W2
     const uint64_t tag = next_tag_++;
     busy_.insert(row.id);
-    Flight flight;
-    flight.row = std::move(row);
-    flight.published_boot_ms = now_ms;
-    flights_.emplace(tag, std::move(flight));
+    if (retry) {
+        Block& block = blocked_.at(row.device_id);
+        assert(!block.retry_in_flight);  // W3
+        block.retry_in_flight = true;
+    }
+    flights_.emplace(tag, Flight{std::move(row), now_ms, retry});
     return tag;
 }
 
-store::OutboxRow Window::cancel(uint64_t tag) {
+Flight Window::cancel(uint64_t tag) {
     auto it = flights_.find(tag);
     assert(it != flights_.end());
-    store::OutboxRow row = std::move(it->second.row);
+    Flight flight = std::move(it->second);
     flights_.erase(it);
-    busy_.erase(row.id);
-    return row;
+    busy_.erase(flight.row.id);
+    if (flight.retry) blocked_.at(flight.row.device_id).retry_in_flight = false;
+    return flight;
 }
 
 std::optional<Flight> Window::land(uint64_t tag) {
@@ -34,70 +37,98 @@ std::optional<Flight> Window::land(uint64_t tag) {
     return flight;
 }
 
-void Window::acknowledged(int64_t id) {
-    busy_.insert(id);
+int64_t Window::acknowledged(const Flight& flight) {
+    return flight.retry ? retry_settled(flight.row.device_id) : 0;
+}
+
+int64_t Window::released(const Flight& flight) {
+    busy_.erase(flight.row.id);
+    return flight.retry ? retry_settled(flight.row.device_id) : 0;
+}
+
+void Window::retry(const Flight& flight, int64_t due_ms) {
+    auto block = blocked_.find(flight.row.device_id);
+    if (flight.retry && block != blocked_.end()) block->second.retry_in_flight = false;
+    hold(flight.row, due_ms);
 }
 
 void Window::retry(store::OutboxRow row, int64_t due_ms) {
-    const int64_t id = row.id;
+    hold(std::move(row), due_ms);
+}
+
+void Window::hold(store::OutboxRow row, int64_t due_ms) {
     auto block = blocked_.find(row.device_id);
     if (block == blocked_.end()) {
-        blocked_.emplace(row.device_id, Block{id});
+        blocked_.emplace(row.device_id, Block{row.id, false});
     } else {
-        block->second.first_id = std::min(block->second.first_id, id);
+        block->second.first_id = std::min(block->second.first_id, row.id);
     }
-    busy_.insert(id);
+    busy_.insert(row.id);
+    const int64_t id = row.id;
     retrying_[id] = Retry{std::move(row), due_ms};
 }
 
-std::vector<store::OutboxRow> Window::take_due(int64_t now_ms, int64_t* unblocked_from) {
-    *unblocked_from = 0;
+bool Window::has_retrying(const std::string& device_id) const {
+    return std::any_of(retrying_.begin(), retrying_.end(),
+                       [&](const auto& entry) { return entry.second.row.device_id == device_id; });
+}
+
+int64_t Window::retry_settled(const std::string& device_id) {
+    auto block = blocked_.find(device_id);
+    assert(block != blocked_.end());
+    block->second.retry_in_flight = false;
+    if (has_retrying(device_id)) return 0;
+    const int64_t from = block->second.first_id;
+    blocked_.erase(block);
+    return from;
+}
+
+std::vector<store::OutboxRow> Window::take_due(int64_t now_ms) {
     std::vector<store::OutboxRow> due;
-    // A device is due when its lowest retrying row is: that row goes first.
-    std::unordered_map<std::string, bool> device_due;
-    for (const auto& [id, retry] : retrying_) {
-        device_due.emplace(retry.row.device_id, retry.due_ms <= now_ms);
-    }
-    int room = capacity_ - static_cast<int>(flights_.size());
-    for (auto it = retrying_.begin(); it != retrying_.end() && room > 0;) {
-        const std::string device = it->second.row.device_id;
-        if (!device_due[device]) {
+    std::unordered_set<std::string> considered;
+    for (auto it = retrying_.begin(); it != retrying_.end() && !full();) {
+        const std::string& device = it->second.row.device_id;
+        // Only the lowest retrying row of a device, and only one in flight.
+        const bool first_of_device = considered.insert(device).second;
+        if (!first_of_device || blocked_.at(device).retry_in_flight || it->second.due_ms > now_ms ||
+            static_cast<int>(flights_.size() + due.size()) >= capacity_) {
             ++it;
             continue;
         }
         busy_.erase(it->first);  // start() marks it busy again
         due.push_back(std::move(it->second.row));
         it = retrying_.erase(it);
-        --room;
-    }
-    for (const auto& row : due) {
-        bool still_retrying = std::any_of(
-            retrying_.begin(), retrying_.end(),
-            [&](const auto& entry) { return entry.second.row.device_id == row.device_id; });
-        auto block = blocked_.find(row.device_id);
-        if (!still_retrying && block != blocked_.end()) {
-            const int64_t from = block->second.first_id;
-            *unblocked_from = *unblocked_from == 0 ? from : std::min(*unblocked_from, from);
-            blocked_.erase(block);
-        }
     }
     return due;
 }
 
 std::optional<int64_t> Window::next_due() const {
-    if (retrying_.empty()) return std::nullopt;
-    int64_t earliest = std::numeric_limits<int64_t>::max();
-    for (const auto& [id, retry] : retrying_) earliest = std::min(earliest, retry.due_ms);
+    std::optional<int64_t> earliest;
+    std::unordered_set<std::string> considered;
+    for (const auto& [id, retry] : retrying_) {
+        const std::string& device = retry.row.device_id;
+        if (!considered.insert(device).second || blocked_.at(device).retry_in_flight) continue;
+        earliest = std::min(earliest.value_or(std::numeric_limits<int64_t>::max()), retry.due_ms);
+    }
     return earliest;
 }
 
-int64_t Window::abandon_flights() {
+int64_t Window::abandon_flights(int64_t now_ms) {
     int64_t lowest = 0;
-    for (const auto& [tag, flight] : flights_) {
+    std::vector<Flight> retries;
+    for (auto& [tag, flight] : flights_) {
         busy_.erase(flight.row.id);
-        lowest = lowest == 0 ? flight.row.id : std::min(lowest, flight.row.id);
+        if (flight.retry) {
+            retries.push_back(std::move(flight));
+        } else {
+            lowest = lowest == 0 ? flight.row.id : std::min(lowest, flight.row.id);
+        }
     }
     flights_.clear();
+    for (Flight& flight : retries) {
+        blocked_.at(flight.row.device_id).retry_in_flight = false;
+        hold(std::move(flight.row), now_ms);
+    }
     return lowest;
 }
 
@@ -110,13 +141,16 @@ void Window::clear() {
 
 void Window::check_invariants() const {
 #ifndef NDEBUG
-    size_t accounted = retrying_.size();
+    std::unordered_map<std::string, int> retries_in_flight;
     for (const auto& [tag, flight] : flights_) {
         assert(busy_.count(flight.row.id) == 1);
         assert(retrying_.count(flight.row.id) == 0);
-        ++accounted;
+        if (flight.retry) {
+            assert(blocked_.at(flight.row.device_id).retry_in_flight);
+            assert(++retries_in_flight[flight.row.device_id] == 1);  // W3
+        }
     }
-    assert(busy_.size() >= accounted);  // the rest await their SENT mark
+    assert(busy_.size() >= flights_.size() + retrying_.size());  // the rest await marks
     for (const auto& [id, retry] : retrying_) {
         assert(busy_.count(id) == 1);
         assert(blocked_.count(retry.row.device_id) == 1);  // W3

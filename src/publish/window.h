@@ -1,13 +1,20 @@
 // Which outbox rows the publisher is busy with, and which devices must wait.
 //
+// Order rule: a device whose row was refused is blocked. While blocked, no
+// new row of that device is started; its refused rows are retried one at a
+// time, lowest id first, each after its backoff. The block lifts when the
+// last of them was acknowledged or went DEAD, and the publisher then
+// fetches the device's held-back rows again from the first id it blocked.
+// Rows of the device already in flight when the first refusal came back
+// cannot be recalled: they may arrive before the retry (seq shows it).
+//
 // Invariants (checked by check_invariants() in debug builds):
 //  W1. A row id is in at most one of: in flight, acknowledged-awaiting-mark,
 //      retrying. busy(id) is true exactly then, and a busy row is never
 //      published again: nothing goes out twice concurrently.
 //  W2. in_flight() <= capacity() whenever start() is called.
-//  W3. A device is blocked exactly while it has a retrying row; while
-//      blocked, none of its rows is started except its retries (in id
-//      order), so one device's events leave in sequence order.
+//  W3. A device with a retrying row, or a retry in flight, is blocked; a
+//      blocked device has at most one retry in flight.
 #ifndef OUTPOST_PUBLISH_WINDOW_H
 #define OUTPOST_PUBLISH_WINDOW_H
 
@@ -27,6 +34,7 @@ namespace outpost::publish {
 struct Flight {
     store::OutboxRow row;
     int64_t published_boot_ms = 0;
+    bool retry = false;  // started by take_due()
 };
 
 // Publisher-thread only; not thread-safe.
@@ -44,34 +52,40 @@ class Window final {
 
     // Records `row` as published and returns the tag for its outcome.
     // Preconditions: !full(), !busy(row.id).
-    uint64_t start(store::OutboxRow row, int64_t now_ms);
+    uint64_t start(store::OutboxRow row, int64_t now_ms, bool retry = false);
     // The envelope of a started row; valid until land() or cancel(tag).
     const std::string& payload(uint64_t tag) const { return flights_.at(tag).row.envelope; }
-    // Forgets a start() whose publish call failed at once.
-    store::OutboxRow cancel(uint64_t tag);
+    // Takes back a start() whose publish call failed at once; the row is no
+    // longer busy and, for a retry, no longer in flight: settle it with
+    // retry() or released() (or rewind, for a plain row).
+    Flight cancel(uint64_t tag);
 
     // The flight for `tag`, removed from the window; nullopt for a tag that
     // was abandoned (connection loss) or never issued. The row stays busy
-    // until acknowledged() + marked(), retry() or released().
+    // until one of the calls below settles it.
     std::optional<Flight> land(uint64_t tag);
-    void acknowledged(int64_t id);  // PUBACK OK: busy until marked
+    // PUBACK OK: busy until marked(). Returns the id to fetch again from
+    // when this lifted its device's block, else 0.
+    int64_t acknowledged(const Flight& flight);
     void marked(int64_t id) { busy_.erase(id); }
-    void released(int64_t id) { busy_.erase(id); }  // DEAD, or given up
-
-    // Holds a refused row for a retry at `due_ms`; blocks its device.
+    // The row went DEAD (or was given up). Returns as acknowledged().
+    int64_t released(const Flight& flight);
+    // Refused, attempts left: held for a retry at `due_ms`; blocks its device.
+    void retry(const Flight& flight, int64_t due_ms);
+    // Puts back a row take_due() returned that could not be started.
     void retry(store::OutboxRow row, int64_t due_ms);
-    // Retrying rows whose device's earliest retry is due, in id order, as
-    // many as the window has room for. They leave the retry set (the caller
-    // starts them); a device whose retries all left is unblocked, and the
-    // lowest id it blocked is returned in `unblocked_from` (rows of that
-    // device from there on were skipped and must be fetched again).
-    std::vector<store::OutboxRow> take_due(int64_t now_ms, int64_t* unblocked_from);
-    // Earliest retry due time, or nullopt when nothing is retrying.
+
+    // For each blocked device without a retry in flight: its lowest retrying
+    // row, if due, as long as the window has room. The caller starts them
+    // with retry = true.
+    std::vector<store::OutboxRow> take_due(int64_t now_ms);
+    // Earliest due time among rows take_due() could return, or nullopt.
     std::optional<int64_t> next_due() const;
 
-    // Connection loss: every flight is void (no verdict, no attempt). They
-    // stop being busy; returns the lowest such id (0 when none).
-    int64_t abandon_flights();
+    // Connection loss: every flight is void (no verdict, no attempt). Plain
+    // flights stop being busy and the lowest such id is returned (0 when
+    // none); retries go back to the retry set, due at once.
+    int64_t abandon_flights(int64_t now_ms);
     // Lease loss: forget everything.
     void clear();
 
@@ -83,8 +97,14 @@ class Window final {
         int64_t due_ms = 0;
     };
     struct Block {
-        int64_t first_id = 0;  // lowest id of the device held back
+        int64_t first_id = 0;          // lowest id of the device held back
+        bool retry_in_flight = false;  // W3
     };
+
+    void hold(store::OutboxRow row, int64_t due_ms);
+    // A retry flight ended (acked or DEAD): unblock if nothing else waits.
+    int64_t retry_settled(const std::string& device_id);
+    bool has_retrying(const std::string& device_id) const;
 
     int capacity_;
     uint64_t next_tag_ = 1;

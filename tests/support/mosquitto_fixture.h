@@ -200,6 +200,21 @@ class Mosquitto final {
         }
     }
 
+    // Replaces the ACL file and makes the running broker reload it (SIGHUP).
+    // Returns once the broker logged the reload.
+    void replace_acl(const std::string& acl) {
+        std::ofstream(dir_.file("acl")) << acl;
+        const size_t log_start = log().size();
+        ::kill(pid_, SIGHUP);
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+        while (log().find("Reloading config", log_start) == std::string::npos) {
+            if (std::chrono::steady_clock::now() > deadline) {
+                throw std::runtime_error("mosquitto did not reload:\n" + log_tail());
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
+    }
+
     // SIGTERM and wait: a clean broker shutdown (it saves state if persistent).
     void stop() {
         terminate_child(pid_);

@@ -47,7 +47,7 @@ TEST_CASE("every recorded alarm arrives once with its eventId and the stored env
 
     REQUIRE(eventually([&] { return subscriber.event_counts().size() == 300; }));
     REQUIRE(eventually([&] { return outbox_view(dir.file("d.db")).sent == 300; }));
-    auto envelopes = stored_envelopes(dir.file("d.db"));
+    auto envelopes = stored_envelopes(*store);
     auto messages = subscriber.messages();
     std::map<std::string, int> seen;
     for (const auto& message : messages) {

@@ -21,6 +21,8 @@
 #include "outpost/publisher.h"
 #include "outpost/store.h"
 #include "raw_sqlite.h"
+#include "store/outbox.h"
+#include "store/store_core.h"
 #include "store_fixture.h"
 #include "temp_dir.h"
 
@@ -169,13 +171,18 @@ inline OutboxView outbox_view(const std::string& db_path) {
     return view;
 }
 
-// The envelopes of every outbox row, by eventId.
-inline std::map<std::string, std::string> stored_envelopes(const std::string& db_path) {
-    RawSqlite db(db_path, SQLITE_OPEN_READONLY);
-    auto ids = db.column("SELECT event_id FROM outbox ORDER BY id");
-    auto envelopes = db.column("SELECT envelope FROM outbox ORDER BY id");
+// The envelope of every outbox row, by eventId, as the store gives it to a
+// publisher (alarm envelopes are rebuilt from their rows, byte for byte).
+inline std::map<std::string, std::string> stored_envelopes(Store& store) {
+    auto reader = store.core().open_reader();
+    if (!reader) throw std::runtime_error(reader.status().to_string());
     std::map<std::string, std::string> by_id;
-    for (size_t i = 0; i < ids.size(); ++i) by_id[ids[i]] = envelopes[i];
+    for (auto state :
+         {store::OutboxState::kPending, store::OutboxState::kSent, store::OutboxState::kDead}) {
+        auto rows = store::list_events(*reader, state, 0, 1 << 30);
+        if (!rows) throw std::runtime_error(rows.status().to_string());
+        for (const auto& row : *rows) by_id[row.event_id] = row.envelope;
+    }
     return by_id;
 }
 

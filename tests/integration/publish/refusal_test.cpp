@@ -91,3 +91,56 @@ TEST_CASE("a payload above the broker's maximum packet size moves to DEAD, the r
     CHECK(subscriber.event_counts().count(oversized->event_id) == 0);
     CHECK((*publisher)->status().connected);
 }
+
+TEST_CASE("a refused row holds back its device's later rows until its retry succeeds") {
+    const std::string open_acl =
+        "pattern write outpost/%u/#\n"
+        "\n"
+        "user observer\n"
+        "topic read #\n";
+    MosquittoConfig config;
+    config.allow_anonymous = false;
+    config.users = {{"gw-test", "gateway-secret"}, {"observer", "observer-secret"}};
+    config.acl = open_acl + "\nuser gw-test\ntopic deny outpost/gw-test/alarm/flaky-0\n";
+    Mosquitto broker(config);
+    Subscriber subscriber(broker, "observer", false, "observer", "observer-secret");
+    TempDir dir;
+    const std::string db = dir.file("held.db");
+    auto store = open_store(db, test_options());
+    auto refused_first = record_alarms(*store, 3, 1, 1, "flaky-");
+    record_alarms(*store, 20, 4, 1);
+
+    PublisherOptions options = test_publisher_options(broker);
+    options.username = "gw-test";
+    options.password = "gateway-secret";
+    options.max_attempts = 1000;  // transient: must never go DEAD here
+    auto publisher = Publisher::start(*store, options);
+    REQUIRE_OK(publisher);
+    REQUIRE(eventually([&] { return (*publisher)->status().refused >= 3; }));
+
+    // Recorded while the device is blocked: they must wait, unpublished.
+    auto held_back = record_alarms(*store, 3, 1, 1, "flaky-");
+    const uint64_t refused_before = (*publisher)->status().refused;
+    REQUIRE(eventually([&] { return (*publisher)->status().refused >= refused_before + 5; }));
+    REQUIRE(eventually([&] { return outbox_view(db).sent == 20; }));
+
+    broker.replace_acl(open_acl);  // the refusal was transient
+    REQUIRE(eventually([&] { return outbox_view(db).sent == 26; }));
+    REQUIRE(eventually([&] { return subscriber.event_counts().size() == 26; }));
+
+    RawSqlite raw(db, SQLITE_OPEN_READONLY);
+    auto attempts_of = [&](const RecordedEvent& event) {
+        return raw.integer("SELECT attempts FROM outbox WHERE event_id = '" + event.event_id + "'");
+    };
+    CHECK(attempts_of(refused_first.front()) >= 2);
+    for (const auto& event : held_back) CHECK(attempts_of(event) == 0);
+    CHECK(outbox_view(db).dead == 0);
+
+    std::vector<int64_t> flaky_seqs;
+    for (const auto& message : subscriber.messages()) {
+        if (message.topic == "outpost/gw-test/alarm/flaky-0") {
+            flaky_seqs.push_back(message.envelope.value("seq", int64_t{0}));
+        }
+    }
+    CHECK(flaky_seqs == std::vector<int64_t>{1, 2, 3, 4, 5, 6});
+}
