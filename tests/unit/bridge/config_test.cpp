@@ -1,0 +1,131 @@
+// The bridge configuration: a valid file parses with its defaults, and every
+// mistake is reported with the path of the field that holds it.
+#include "bridge/config.h"
+
+#include <catch2/catch.hpp>
+#include <string>
+
+using outpost::StatusCode;
+using namespace outpost::bridge;
+
+namespace {
+
+const char* const kMinimal = R"({
+  "mqtt": {"uri": "tcp://127.0.0.1:1883", "client_id": "bridge-1"},
+  "rocketmq": {"name_servers": "127.0.0.1:9876"},
+  "mapping": [{"mqtt_filter": "outpost/+/alarm/+", "rocketmq_topic": "outpost_alarms"}],
+  "quarantine_topic": "outpost_quarantine"
+})";
+
+// The error message of parsing `text`, which must fail.
+std::string error_of(const std::string& text) {
+    auto config = parse_bridge_config(text);
+    REQUIRE_FALSE(config.is_ok());
+    CHECK(config.status().code() == StatusCode::kInvalidArgument);
+    return config.status().message();
+}
+
+// kMinimal with `from` replaced by `to` (which must occur).
+std::string edited(const std::string& from, const std::string& to) {
+    std::string text = kMinimal;
+    const auto at = text.find(from);
+    REQUIRE(at != std::string::npos);
+    return text.replace(at, from.size(), to);
+}
+
+}  // namespace
+
+TEST_CASE("a minimal configuration parses and gets the documented defaults") {
+    auto config = parse_bridge_config(kMinimal);
+    REQUIRE(config.is_ok());
+    CHECK(config->mqtt.client_id == "bridge-1");
+    CHECK(config->mqtt.session_expiry_s == 604800u);
+    CHECK(config->mqtt.shared_group == "outpost-bridge");
+    CHECK(config->mqtt.topic_filters == std::vector<std::string>{"outpost/+/alarm/+"});
+    CHECK(config->mapping.size() == 1);
+    CHECK(config->mapping[0].tag == "${eventType}");
+    CHECK(config->limits.max_json_depth == 16);
+    CHECK(config->identity.gateway_level == 1);
+    CHECK(config->dedupe_capacity == 100000u);
+}
+
+TEST_CASE("a full configuration parses every field") {
+    auto config = parse_bridge_config(R"({
+      "mqtt": {"uri": "ssl://10.0.0.5:8883", "client_id": "bridge-2", "username": "bridge",
+               "password": "s3cret", "tls": {"ca_file": "/etc/ca.pem", "cert_file": "/etc/c.pem",
+               "key_file": "/etc/k.pem", "verify_server": false},
+               "session_expiry_s": 3600, "shared_group": "g1",
+               "topic_filters": ["outpost/+/alarm/+", "site/#"], "keepalive_s": 20,
+               "connect_timeout_s": 5, "reconnect_min_ms": 100, "reconnect_max_ms": 1000},
+      "rocketmq": {"name_servers": ["10.0.0.1:9876", "10.0.0.2:9876"], "producer_group": "pg",
+                   "send_timeout_ms": 2000, "max_attempts": 2, "retry_pause_max_ms": 800},
+      "mapping": [{"mqtt_filter": "outpost/+/alarm/+", "rocketmq_topic": "alarms",
+                   "tag": "${payload.severity}"},
+                  {"mqtt_filter": "site/#", "rocketmq_topic": "site_events", "tag": "site"}],
+      "quarantine_topic": "q",
+      "limits": {"max_payload_bytes": 1000, "max_json_depth": 8, "max_messages_per_s": 50.5,
+                 "quarantine_body_bytes": 100},
+      "identity": {"gateway_level": 1, "device_level": -1, "user_property": "client-cn"},
+      "dedupe_capacity": 10,
+      "status": {"file": "/run/bridge.json", "interval_ms": 500, "log_to_stderr": false}
+    })");
+    REQUIRE(config.is_ok());
+    CHECK(config->rocketmq.name_servers == "10.0.0.1:9876;10.0.0.2:9876");
+    CHECK(config->mqtt.tls.verify_server == false);
+    CHECK(config->mapping[1].rocketmq_topic == "site_events");
+    CHECK(config->limits.max_messages_per_s == Approx(50.5));
+    CHECK(config->identity.device_level == -1);
+    CHECK(config->identity.user_property == "client-cn");
+    CHECK(config->status.log_to_stderr == false);
+}
+
+TEST_CASE("configuration errors name the field") {
+    CHECK(error_of("{").find("not valid JSON") != std::string::npos);
+    CHECK(error_of("[]").find("JSON object") != std::string::npos);
+    CHECK(error_of(edited(R"("client_id": "bridge-1")", R"("client_id": "")"))
+              .find("mqtt.client_id must not be empty") != std::string::npos);
+    CHECK(error_of(edited(R"("client_id": "bridge-1")", R"("client_id": "a/b")"))
+              .find("mqtt.client_id must match") != std::string::npos);
+    CHECK(error_of(edited(R"("uri": "tcp://127.0.0.1:1883")", R"("uri": "http://x")"))
+              .find("mqtt.uri must start with tcp:// or ssl://") != std::string::npos);
+    CHECK(error_of(edited(R"("client_id")", R"("keepalive_s": "30", "client_id")"))
+              .find("mqtt.keepalive_s must be an integer from 5 to 65535") != std::string::npos);
+    CHECK(error_of(edited(R"("client_id")", R"("kepalive_s": 30, "client_id")"))
+              .find("mqtt.kepalive_s is not a known field") != std::string::npos);
+    CHECK(error_of(edited(R"("127.0.0.1:9876")", R"("broker.example:9876")"))
+              .find("rocketmq.name_servers holds \"broker.example:9876\"") != std::string::npos);
+    CHECK(error_of(edited(R"("rocketmq_topic": "outpost_alarms")", R"("rocketmq_topic": "a/b")"))
+              .find("mapping[0].rocketmq_topic is invalid") != std::string::npos);
+    CHECK(error_of(edited(R"("mqtt_filter": "outpost/+/alarm/+")", R"("mqtt_filter": "a/#/b")"))
+              .find("mapping[0].mqtt_filter is not a valid MQTT topic filter") !=
+          std::string::npos);
+    CHECK(error_of(edited(R"("rocketmq_topic": "outpost_alarms")",
+                          R"("rocketmq_topic": "t", "tag": "${payload.")"))
+              .find("mapping[0].tag is invalid") != std::string::npos);
+    CHECK(
+        error_of(edited(R"("quarantine_topic": "outpost_quarantine")", R"("quarantine_topic": 5)"))
+            .find("quarantine_topic must be a string") != std::string::npos);
+    CHECK(error_of(edited(R"("quarantine_topic")",
+                          R"("limits": {"max_json_depth": 0}, "quarantine_topic")"))
+              .find("limits.max_json_depth must be an integer from 1 to 1000") !=
+          std::string::npos);
+    CHECK(error_of(edited(R"("client_id")", R"("topic_filters": ["$share/g/x"], "client_id")"))
+              .find("mqtt.topic_filters holds \"$share/g/x\"") != std::string::npos);
+}
+
+TEST_CASE("missing required fields are all reported at once") {
+    const std::string message = error_of(R"({"mqtt": {}, "rocketmq": {}})");
+    CHECK(message.find("mqtt.uri is required") != std::string::npos);
+    CHECK(message.find("mqtt.client_id is required") != std::string::npos);
+    CHECK(message.find("rocketmq.name_servers is required") != std::string::npos);
+    CHECK(message.find("mapping is required") != std::string::npos);
+    CHECK(message.find("quarantine_topic is required") != std::string::npos);
+    CHECK(message.find("5 problems") != std::string::npos);
+}
+
+TEST_CASE("a configuration file that cannot be read is kNotFound and names the path") {
+    auto config = load_bridge_config("/nonexistent/bridge.json");
+    REQUIRE_FALSE(config.is_ok());
+    CHECK(config.status().code() == StatusCode::kNotFound);
+    CHECK(config.status().message().find("/nonexistent/bridge.json") != std::string::npos);
+}

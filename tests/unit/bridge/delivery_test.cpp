@@ -1,0 +1,250 @@
+// The per-message pipeline against a scripted sink: what is sent where, and
+// that a verdict which lets the caller acknowledge comes only after SEND_OK.
+#include "bridge/delivery.h"
+
+#include <catch2/catch.hpp>
+#include <deque>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "bridge/quarantine_message.h"
+#include "sample_envelope.h"
+
+using namespace outpost::bridge;
+using outpost::Status;
+using outpost::StatusCode;
+using outpost::testing::alarm_topic;
+using outpost::testing::new_event_id;
+using outpost::testing::sample_envelope;
+
+namespace {
+
+// Answers each send with the next scripted status (OK once the script is
+// empty) and records what it was asked to send.
+class ScriptedSink final : public MessageSink {
+  public:
+    Status send(const SinkMessage& message) override {
+        sent.push_back(message);
+        if (on_send) on_send(sent.size());
+        if (script.empty()) return Status::ok();
+        Status next = script.front();
+        script.pop_front();
+        return next;
+    }
+
+    std::deque<Status> script;
+    std::vector<SinkMessage> sent;
+    std::function<void(std::size_t)> on_send;
+};
+
+BridgeConfig test_config() {
+    BridgeConfig config;
+    config.mqtt.uri = "tcp://127.0.0.1:1883";
+    config.mqtt.client_id = "bridge-test";
+    config.rocketmq.name_servers = "127.0.0.1:9876";
+    config.rocketmq.retry_pause_max_ms = 100;
+    config.mapping = {{"outpost/+/alarm/+", "outpost_alarms", "${payload.severity}"},
+                      {"outpost/#", "outpost_other", "${eventType}"}};
+    config.quarantine_topic = "outpost_quarantine";
+    return config;
+}
+
+struct Harness {
+    explicit Harness(BridgeConfig config_in = test_config()) : config(std::move(config_in)) {
+        auto created = Delivery::create(config, sink, stats, stop);
+        REQUIRE(created.is_ok());
+        delivery = std::move(created).value();
+    }
+
+    BridgeConfig config;
+    ScriptedSink sink;
+    BridgeStats stats;
+    StopSignal stop;
+    std::unique_ptr<Delivery> delivery;
+};
+
+InboundMessage alarm(const std::string& gateway, const std::string& device, std::int64_t seq,
+                     const std::string& event_id) {
+    InboundMessage message;
+    message.topic = alarm_topic(gateway, device);
+    message.payload = sample_envelope(gateway, device, seq, event_id, "major").dump();
+    return message;
+}
+
+Status unavailable() {
+    return Status::error(StatusCode::kUnavailable, "broker down");
+}
+
+}  // namespace
+
+TEST_CASE("a valid alarm is sent with KEYS = eventId, the rule's topic and tag, by device") {
+    Harness h;
+    const std::string id = new_event_id();
+    const InboundMessage message = alarm("gw-1", "dev-7", 3, id);
+    CHECK(h.delivery->deliver(message) == Verdict::kForwarded);
+    REQUIRE(h.sink.sent.size() == 1);
+    const SinkMessage& sent = h.sink.sent[0];
+    CHECK(sent.topic == "outpost_alarms");
+    CHECK(sent.tags == "major");
+    CHECK(sent.keys == id);
+    CHECK(sent.sharding_key == "dev-7");
+    CHECK(sent.body == message.payload);  // the gateway's bytes, verbatim
+    CHECK(sent.properties.empty());
+    CHECK(h.stats.forwarded() == 1);
+}
+
+TEST_CASE("the first matching mapping rule wins") {
+    BridgeConfig config = test_config();
+    config.identity.device_level = -1;
+    config.mapping.insert(config.mapping.begin(),
+                          MappingRule{"outpost/gw-vip/#", "vip_alarms", "vip"});
+    Harness h(config);
+    CHECK(h.delivery->deliver(alarm("gw-vip", "d", 1, new_event_id())) == Verdict::kForwarded);
+    CHECK(h.delivery->deliver(alarm("gw-1", "d", 1, new_event_id())) == Verdict::kForwarded);
+    REQUIRE(h.sink.sent.size() == 2);
+    CHECK(h.sink.sent[0].topic == "vip_alarms");
+    CHECK(h.sink.sent[0].tags == "vip");
+    CHECK(h.sink.sent[1].topic == "outpost_alarms");
+}
+
+TEST_CASE("while RocketMQ fails the message is held and resent; the verdict follows SEND_OK") {
+    Harness h;
+    h.sink.script = {unavailable(), Status::error(StatusCode::kTimeout, "slow"), unavailable()};
+    CHECK(h.delivery->deliver(alarm("gw-1", "dev-1", 1, new_event_id())) == Verdict::kForwarded);
+    CHECK(h.sink.sent.size() == 4);  // three failures, then SEND_OK
+    const std::string line = h.stats.to_json_line();
+    CHECK(line.find(R"("rocketmq_errors":{"timeout":1,"total":3,"unavailable":2})") !=
+          std::string::npos);
+    CHECK(line.find(R"("holding":false)") != std::string::npos);
+}
+
+TEST_CASE("stored without the durability SEND_OK promises is resent, not acknowledged") {
+    Harness h;
+    h.sink.script = {Status::error(StatusCode::kOutcomeUnknown, "FLUSH_DISK_TIMEOUT")};
+    CHECK(h.delivery->deliver(alarm("gw-1", "dev-1", 1, new_event_id())) == Verdict::kForwarded);
+    CHECK(h.sink.sent.size() == 2);
+}
+
+TEST_CASE("a stop requested while RocketMQ fails yields kStopped: do not acknowledge") {
+    Harness h;
+    for (int i = 0; i < 100; ++i) h.sink.script.push_back(unavailable());
+    h.sink.on_send = [&h](std::size_t sends) {
+        if (sends == 2) h.stop.request_stop();
+    };
+    CHECK(h.delivery->deliver(alarm("gw-1", "dev-1", 1, new_event_id())) == Verdict::kStopped);
+    CHECK(h.sink.sent.size() == 2);
+    CHECK(h.stats.forwarded() == 0);
+}
+
+TEST_CASE("an eventId forwarded before is acknowledged without a second send") {
+    Harness h;
+    const std::string id = new_event_id();
+    CHECK(h.delivery->deliver(alarm("gw-1", "dev-1", 1, id)) == Verdict::kForwarded);
+    InboundMessage again = alarm("gw-1", "dev-1", 1, id);
+    again.redelivered = true;
+    CHECK(h.delivery->deliver(again) == Verdict::kDuplicate);
+    CHECK(h.sink.sent.size() == 1);
+    const std::string line = h.stats.to_json_line();
+    CHECK(line.find(R"("duplicates_suppressed":1)") != std::string::npos);
+    CHECK(line.find(R"("redelivered":1)") != std::string::npos);
+    CHECK(line.find(R"("received":2)") != std::string::npos);
+}
+
+TEST_CASE("an id whose send failed is not remembered: its redelivery is sent") {
+    Harness h;
+    const std::string id = new_event_id();
+    h.sink.script = {Status::error(StatusCode::kRejected, "NO_PERMISSION")};
+    CHECK(h.delivery->deliver(alarm("gw-1", "dev-1", 1, id)) == Verdict::kQuarantined);
+    CHECK(h.delivery->deliver(alarm("gw-1", "dev-1", 1, id)) == Verdict::kForwarded);
+}
+
+TEST_CASE("an invalid message goes to quarantine with its reason, then may be acknowledged") {
+    Harness h;
+    const std::string id = new_event_id();
+    InboundMessage spoofed;
+    spoofed.topic = alarm_topic("gw-1", "dev-1");
+    spoofed.payload = sample_envelope("gw-666", "dev-1", 1, id).dump();
+    CHECK(h.delivery->deliver(spoofed) == Verdict::kQuarantined);
+    REQUIRE(h.sink.sent.size() == 1);
+    const SinkMessage& sent = h.sink.sent[0];
+    CHECK(sent.topic == "outpost_quarantine");
+    CHECK(sent.tags == "gateway_mismatch");
+    CHECK(sent.keys == quarantine_key(spoofed.topic, spoofed.payload) + " " + id);
+    CHECK(sent.body == spoofed.payload);
+    CHECK(sent.properties.at("OUTPOST_REASON") == "gateway_mismatch");
+    CHECK(sent.properties.at("OUTPOST_DETAIL").find("gw-666") != std::string::npos);
+    CHECK(sent.properties.at("OUTPOST_MQTT_TOPIC") == spoofed.topic);
+    CHECK(sent.properties.count("OUTPOST_TRUNCATED") == 0);
+    CHECK(h.stats.quarantined() == 1);
+    CHECK(h.stats.to_json_line().find(R"("gateway_mismatch":1)") != std::string::npos);
+}
+
+TEST_CASE("a quarantined payload is cut to the configured size, and an empty one is marked") {
+    InboundMessage big;
+    big.topic = "outpost/gw-1/alarm/dev-1";
+    big.payload = std::string(5000, '{');
+    const SinkMessage cut =
+        quarantine_message(big, Rejection{QuarantineReason::kJsonTooDeep, "deep"}, "q", 100);
+    CHECK(cut.body.size() == 100);
+    CHECK(cut.properties.at("OUTPOST_PAYLOAD_BYTES") == "5000");
+    CHECK(cut.properties.at("OUTPOST_TRUNCATED") == "true");
+    InboundMessage empty;
+    empty.topic = "outpost/gw-1/alarm/dev-1";
+    const SinkMessage marked =
+        quarantine_message(empty, Rejection{QuarantineReason::kMalformedJson, "empty"}, "q", 100);
+    CHECK(marked.body == "-");
+    CHECK(marked.keys == quarantine_key(empty.topic, ""));
+    CHECK(marked.keys.size() == 18);
+}
+
+TEST_CASE("detail and topic properties cannot carry RocketMQ's separators") {
+    InboundMessage odd;
+    odd.topic = "outpost/gw\x01/alarm/d\x02";
+    odd.payload = "x";
+    const SinkMessage sent = quarantine_message(
+        odd, Rejection{QuarantineReason::kMalformedJson, "bad\x01\x02\n"}, "q", 100);
+    CHECK(sent.properties.at("OUTPOST_MQTT_TOPIC") == "outpost/gw?/alarm/d?");
+    CHECK(sent.properties.at("OUTPOST_DETAIL") == "bad???");
+}
+
+TEST_CASE("a valid message RocketMQ refuses for good is quarantined as rocketmq_rejected") {
+    Harness h;
+    h.sink.script = {Status::error(StatusCode::kRejected, "MESSAGE_ILLEGAL (13)")};
+    CHECK(h.delivery->deliver(alarm("gw-1", "dev-1", 1, new_event_id())) == Verdict::kQuarantined);
+    REQUIRE(h.sink.sent.size() == 2);
+    CHECK(h.sink.sent[1].topic == "outpost_quarantine");
+    CHECK(h.sink.sent[1].tags == "rocketmq_rejected");
+    CHECK(h.sink.sent[1].properties.at("OUTPOST_DETAIL").find("MESSAGE_ILLEGAL") !=
+          std::string::npos);
+}
+
+TEST_CASE("a topic no rule maps is quarantined as unmapped_topic") {
+    BridgeConfig config = test_config();
+    config.mapping = {{"outpost/+/alarm/critical-only", "alarms", "x"}};
+    Harness h(config);
+    CHECK(h.delivery->deliver(alarm("gw-1", "dev-1", 1, new_event_id())) == Verdict::kQuarantined);
+    CHECK(h.sink.sent.at(0).tags == "unmapped_topic");
+}
+
+TEST_CASE("a failing quarantine send holds the message too, until stop") {
+    Harness h;
+    for (int i = 0; i < 100; ++i) h.sink.script.push_back(unavailable());
+    h.sink.on_send = [&h](std::size_t sends) {
+        if (sends == 3) h.stop.request_stop();
+    };
+    InboundMessage bad;
+    bad.topic = alarm_topic("gw-1", "dev-1");
+    bad.payload = "{";
+    CHECK(h.delivery->deliver(bad) == Verdict::kStopped);
+    CHECK(h.stats.quarantined() == 0);
+}
+
+TEST_CASE("latency percentiles come from the forwarded sends") {
+    Harness h;
+    for (int i = 0; i < 20; ++i) {
+        CHECK(h.delivery->deliver(alarm("gw-1", "dev-1", i + 1, new_event_id())) ==
+              Verdict::kForwarded);
+    }
+    CHECK(h.stats.to_json_line().find(R"("send_latency_ms":{"count":20,)") != std::string::npos);
+}
