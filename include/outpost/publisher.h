@@ -90,7 +90,9 @@ class Publisher final {
     // publishes the retained "offline" status, disconnects and releases the
     // lease. Rows still unacknowledged stay PENDING (published again by the
     // next holder). Returns OK, or kTimeout if PUBACKs were still missing
-    // at the deadline (the stop completes anyway). Idempotent; later calls
+    // at the deadline (the stop completes anyway). A connection attempt in
+    // progress is not interrupted: the stop can take up to
+    // PublisherOptions::connect_timeout longer. Idempotent; later calls
     // return OK at once.
     Status stop(std::chrono::milliseconds timeout = kDefaultStopTimeout);
 
