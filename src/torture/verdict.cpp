@@ -30,12 +30,12 @@ std::vector<std::string> restart_store(const std::string& db_path, uint64_t quot
     faults::EvidenceWriter evidence(&log);
     for (const std::string& token : log.open_calls()) {
         const faults::CallEvidence& call = log.calls().at(token);
-        Status status = record_with_evidence(store, token, call.key, evidence);
+        Status status = record_call(store, token, call.key, evidence);
         if (!status && status.code() != StatusCode::kStoreFull) {
             problems.push_back("restart: retrying '" + token + "' failed: " + status.to_string());
         }
     }
-    Status status = record_with_evidence(store, token_prefix + "after-restart", "", evidence);
+    Status status = record_call(store, token_prefix + "after-restart", "", evidence);
     if (!status && status.code() != StatusCode::kStoreFull) {
         problems.push_back("restart: recording a new alarm failed: " + status.to_string());
     }

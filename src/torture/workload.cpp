@@ -2,6 +2,7 @@
 
 #include <thread>
 
+#include "faults/recorded_call.h"
 #include "store/outbox.h"
 #include "store/store_core.h"
 
@@ -44,7 +45,7 @@ void worker(Store& store, const WorkloadPlan& plan, int index,
     if (index == 0) {
         for (const RetryCall& retry : plan.retries) {
             if (stop()) return;
-            record_with_evidence(store, retry.token, retry.key, evidence);
+            record_call(store, retry.token, retry.key, evidence);
         }
         auto acquired = store::acquire_epoch(store.core(), "torture");
         auto opened = store.core().open_reader();
@@ -56,7 +57,7 @@ void worker(Store& store, const WorkloadPlan& plan, int index,
     for (int call = 0; call < calls && !stop(); ++call) {
         const std::string token =
             plan.token_prefix + "w" + std::to_string(index) + "c" + std::to_string(call);
-        record_with_evidence(store, token, key_for(token, call), evidence);
+        record_call(store, token, key_for(token, call), evidence);
         if (epoch < 0) continue;
         if (call % plan.mark_every == plan.mark_every - 1) {
             mark_some_sent(store, reader, epoch, evidence);
@@ -86,16 +87,9 @@ Alarm alarm_for(const std::string& token, const std::string& key) {
     return alarm;
 }
 
-Status record_with_evidence(Store& store, const std::string& token, const std::string& key,
-                            const faults::EvidenceWriter& evidence) {
-    evidence.started(token, key);
-    auto recorded = store.record_alarm(alarm_for(token, key));
-    if (recorded) {
-        evidence.acknowledged(token, *recorded);
-        return Status::ok();
-    }
-    evidence.failed(token, recorded.status());
-    return recorded.status();
+Status record_call(Store& store, const std::string& token, const std::string& key,
+                   const faults::EvidenceWriter& evidence) {
+    return faults::record_with_evidence(store, alarm_for(token, key), evidence);
 }
 
 void run_workload(Store& store, const WorkloadPlan& plan, const faults::EvidenceWriter& evidence,

@@ -38,9 +38,9 @@ struct WorkloadPlan {
 Alarm alarm_for(const std::string& token, const std::string& key);
 std::string key_for(const std::string& token, int call);
 
-// Records one alarm and reports the call before and after. Returns the status.
-Status record_with_evidence(Store& store, const std::string& token, const std::string& key,
-                            const faults::EvidenceWriter& evidence);
+// Records the alarm of call `token` (alarm_for) with its evidence.
+Status record_call(Store& store, const std::string& token, const std::string& key,
+                   const faults::EvidenceWriter& evidence);
 
 // Runs the plan on `store`. `stop` is polled between calls (the power is
 // off); a call that fails is reported and the worker goes on unless `stop`.
