@@ -15,8 +15,11 @@
 //  I3. Sequence numbers handed out in a batch become visible to later
 //      batches only if that batch committed (SeqOverlay merge after COMMIT).
 //  I4. A failed COMMIT never reports "not written" unless SQLite refused to
-//      write (SQLITE_FULL): otherwise the outcome is unknown (the frames may
-//      be in the WAL) and the caller is told so.
+//      write (SQLITE_FULL) before the commit frame could exist: otherwise the
+//      outcome is unknown (the frames may be in the WAL) and the caller is
+//      told so. Without powersafe overwrite SQLite pads the WAL to a sector
+//      boundary with copies of the commit frame after writing it, so there a
+//      SQLITE_FULL is "unknown" too (tests/faults/store/commit_full_test.cpp).
 //  I5. After an I/O error the connection is closed and reopened, so SQLite
 //      runs recovery instead of us looping on a failed sync.
 #include <algorithm>
@@ -30,6 +33,17 @@ namespace {
 
 // The WAL is checkpointed when it holds this many frames (SQLite's default).
 constexpr int kCheckpointFrames = 1000;
+
+// I4: true if SQLite writes nothing after a commit frame, i.e. the database
+// file reports powersafe overwrite (SQLite then never pads the WAL).
+bool wal_never_padded(sqlite3* db) {
+    sqlite3_file* file = nullptr;
+    if (sqlite3_file_control(db, "main", SQLITE_FCNTL_FILE_POINTER, &file) != SQLITE_OK ||
+        file == nullptr || file->pMethods == nullptr) {
+        return false;
+    }
+    return (file->pMethods->xDeviceCharacteristics(file) & SQLITE_IOCAP_POWERSAFE_OVERWRITE) != 0;
+}
 
 }  // namespace
 
@@ -174,8 +188,10 @@ void StoreCore::run_batch(const std::vector<WriteOp*>& batch) {
         OUTPOST_FAULT_POINT("store.before_commit");
         auto commit = cached("COMMIT");
         status = commit ? (*commit)->run("committing to " + path_) : commit.status();
-        if (!status && status.code() != StatusCode::kDiskFull) {
-            // I4: SQLite may have written the frames; only the sync failed.
+        if (!status &&
+            (status.code() != StatusCode::kDiskFull || !wal_never_padded(db_.handle()))) {
+            // I4: SQLite may have written the frames; only the sync (or the
+            // padding after the commit frame) failed.
             status = Status::error(StatusCode::kOutcomeUnknown,
                                    status.message() +
                                        "; the write may or may not have reached the disk: "
