@@ -67,19 +67,25 @@ namespace {
 constexpr std::chrono::milliseconds kPollSlice{100};
 constexpr std::chrono::seconds kDisconnectTimeout{5};
 
-mqtt::connect_options session_options(const MqttConfig& config) {
+// Fills `options` in place. Paho C++ 1.2.0 copies connect_options without
+// re-pointing the C struct at the copy's properties (fixed upstream after
+// 1.2.0, issue #426): a copied or moved options object sends dangling
+// properties, so the Session Expiry Interval silently becomes garbage or 0
+// and the "persistent" session dies with the connection. Build the object
+// where it lives and never copy it; connect() copies it while it is alive.
+void configure_session(const MqttConfig& config, mqtt::connect_options& options) {
+    options.set_mqtt_version(MQTTVERSION_5);  // before clean_start: it picks the field
+    options.set_clean_start(false);
     mqtt::properties properties;
     properties.add(mqtt::property(mqtt::property::SESSION_EXPIRY_INTERVAL,
                                   static_cast<int>(config.session_expiry_s)));
-    auto builder = mqtt::connect_options_builder()
-                       .mqtt_version(MQTTVERSION_5)  // before clean_start: it picks the field
-                       .clean_start(false)
-                       .properties(std::move(properties))
-                       .keep_alive_interval(std::chrono::seconds(config.keepalive_s))
-                       .connect_timeout(std::chrono::seconds(config.connect_timeout_s))
-                       .automatic_reconnect(false);  // run() paces reconnects
+    options.set_properties(std::move(properties));
+    options.set_keep_alive_interval(std::chrono::seconds(config.keepalive_s));
+    options.set_connect_timeout(std::chrono::seconds(config.connect_timeout_s));
+    options.set_automatic_reconnect(false);  // run() paces reconnects
     if (!config.username.empty()) {
-        builder.user_name(config.username).password(config.password);
+        options.set_user_name(config.username);
+        options.set_password(config.password);
     }
     if (config.uri.rfind("ssl://", 0) == 0) {
         auto tls = mqtt::ssl_options_builder().enable_server_cert_auth(config.tls.verify_server);
@@ -90,9 +96,8 @@ mqtt::connect_options session_options(const MqttConfig& config) {
         if (!config.tls.key_password.empty()) tls.private_keypassword(config.tls.key_password);
         mqtt::ssl_options ssl = tls.finalize();
         ssl.set_verify(config.tls.verify_server);
-        builder.ssl(std::move(ssl));
+        options.set_ssl(std::move(ssl));
     }
-    return builder.finalize();
 }
 
 class PahoSession final : public MqttSession {
@@ -103,9 +108,9 @@ class PahoSession final : public MqttSession {
           delivery_(delivery),
           stats_(stats),
           stop_(stop),
-          options_(session_options(config.mqtt)),
           client_(std::move(client)),
           random_(std::random_device{}()) {
+        configure_session(config_.mqtt, options_);
         // Registered before connect(): paho deadlocks otherwise (FIELD-NOTES).
         client_->set_message_callback(
             [this](mqtt::const_message_ptr message) { on_message(message); });
@@ -325,7 +330,7 @@ class PahoSession final : public MqttSession {
     Delivery& delivery_;
     BridgeStats& stats_;
     const StopSignal& stop_;
-    const mqtt::connect_options options_;
+    mqtt::connect_options options_;  // never copied: see configure_session
     std::unique_ptr<mqtt::async_client> client_;
     std::mt19937_64 random_;  // run() thread only
 
