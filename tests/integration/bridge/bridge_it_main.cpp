@@ -1,0 +1,67 @@
+// main() for the bridge integration tests: they need mosquitto and the
+// runner's RocketMQ (OUTPOST_ROCKETMQ_ENV = the env file `scripts/rocketmq.sh
+// start DIR` wrote). Without either, the binary reports a TAP SKIP.
+#define CATCH_CONFIG_RUNNER
+#include <catch2/catch.hpp>
+#include <catch2/catch_reporter_tap.hpp>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+
+#include "bridge_harness.h"
+#include "rocketmq/admin.h"
+
+namespace outpost::testing {
+
+std::map<std::string, std::string>& rocketmq_env() {
+    static std::map<std::string, std::string> env;
+    return env;
+}
+
+void create_rocketmq_topic(const std::string& topic, int queues) {
+    rocketmq::TopicSpec spec;
+    spec.name = topic;
+    spec.read_queue_count = queues;
+    spec.write_queue_count = queues;
+    REQUIRE(rocketmq::create_topic(rocketmq_env()["BROKER_ADDR"], spec, std::chrono::seconds(10))
+                .is_ok());
+    REQUIRE(rocketmq::wait_for_topic_route(rocketmq_env()["NAMESRV_ADDR"], topic,
+                                           std::chrono::seconds(30))
+                .is_ok());
+}
+
+}  // namespace outpost::testing
+
+namespace {
+
+// The KEY=VALUE lines of `path` (the env file scripts/rocketmq.sh writes).
+std::map<std::string, std::string> read_env_file(const char* path) {
+    std::map<std::string, std::string> values;
+    std::ifstream file(path);
+    for (std::string key, value; std::getline(file, key, '=') && std::getline(file, value);) {
+        values[key] = value;
+    }
+    return values;
+}
+
+}  // namespace
+
+int main(int argc, char* argv[]) {
+    int exit_code = 0;
+    if (outpost::testing::skip_without_mosquitto(argc, argv, &exit_code)) return exit_code;
+    const char* env_path = std::getenv("OUTPOST_ROCKETMQ_ENV");
+    if (env_path == nullptr || *env_path == '\0') {
+        std::printf(
+            "1..0 # SKIP OUTPOST_ROCKETMQ_ENV is not set (the runner starts RocketMQ "
+            "with scripts/rocketmq.sh start DIR and exports DIR/env)\n");
+        return 0;
+    }
+    auto& env = outpost::testing::rocketmq_env();
+    env = read_env_file(env_path);
+    if (env["NAMESRV_ADDR"].empty() || env["BROKER_ADDR"].empty()) {
+        std::printf("Bail out! %s lacks NAMESRV_ADDR or BROKER_ADDR\n", env_path);
+        return 1;
+    }
+    return Catch::Session().run(argc, argv);
+}

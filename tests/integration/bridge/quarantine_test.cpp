@@ -1,0 +1,103 @@
+// The bad-input corpus, published over MQTT, lands in the quarantine topic
+// with its reason (TAGS and the OUTPOST_REASON property), is acknowledged so
+// it does not loop, and the bridge keeps forwarding valid alarms.
+#include "bridge/quarantine_message.h"
+#include "bridge_harness.h"
+
+using namespace outpost::testing;
+
+namespace {
+
+const char* const kIdentityProperty = "outpost-identity";
+
+GatewayPublisher::Outgoing signed_by(const std::string& identity, std::string topic,
+                                     std::string payload) {
+    return {std::move(topic), std::move(payload), std::make_pair(kIdentityProperty, identity)};
+}
+
+}  // namespace
+
+TEST_CASE("the bad-input corpus is quarantined with reasons and the bridge keeps running") {
+    TempDir dir;
+    Mosquitto broker;
+    const std::string alarms = "it_bridge_quar_" + run_id();
+    const std::string quarantine = "it_bridge_quar_q_" + run_id();
+    create_rocketmq_topic(alarms, 4);
+    create_rocketmq_topic(quarantine, 2);
+    nlohmann::json config = bridge_config(broker.uri(), "bridge-quar-" + run_id(), alarms,
+                                          quarantine, dir.file("status.json"));
+    // As if the broker stamped each publisher's certificate identity.
+    config["identity"] = {{"user_property", kIdentityProperty}};
+    BridgeProcess bridge(dir, "bridge", config);
+    bridge.start();
+
+    const std::string topic = alarm_topic("gw-1", "dev-1");
+    auto envelope = [](const std::string& gateway, std::int64_t seq) {
+        return sample_envelope(gateway, "dev-1", seq, new_event_id());
+    };
+    const std::string valid = envelope("gw-1", 1).dump();
+    nlohmann::json wrong_type = envelope("gw-1", 2);
+    wrong_type["seq"] = "2";
+    nlohmann::json deep = envelope("gw-1", 3);
+    nlohmann::json* node = &deep["payload"];
+    for (int i = 0; i < 40; ++i) node = &((*node)["nested"] = nlohmann::json::object());
+    std::string invalid_utf8 = envelope("gw-1", 4).dump();
+    invalid_utf8.replace(invalid_utf8.find("overheat"), 2, "\xc3\x28");
+
+    struct Bad {
+        GatewayPublisher::Outgoing message;
+        std::string reason;
+    };
+    const std::vector<Bad> corpus = {
+        {signed_by("gw-1", topic, valid.substr(0, valid.size() / 2)), "malformed_json"},
+        {signed_by("gw-1", topic, wrong_type.dump()), "schema_violation"},
+        {signed_by("gw-1", topic, "{\"x\":\"" + std::string(10 * 1024 * 1024, 'a') + "\"}"),
+         "payload_too_large"},
+        {signed_by("gw-1", topic, envelope("gw-2", 5).dump()), "gateway_mismatch"},
+        {signed_by("gw-1", topic, invalid_utf8), "invalid_utf8"},
+        {signed_by("gw-1", topic, deep.dump()), "json_too_deep"},
+        {{topic, envelope("gw-1", 6).dump(), std::nullopt}, "identity_missing"},
+        {signed_by("gw-9", topic, envelope("gw-1", 7).dump()), "identity_mismatch"},
+    };
+    std::vector<GatewayPublisher::Outgoing> messages;
+    for (const Bad& bad : corpus) messages.push_back(bad.message);
+    messages.push_back(signed_by("gw-1", topic, valid));  // after all that, still forwarded
+    {
+        GatewayPublisher gateway(broker.uri(), "gw-quar-" + run_id());
+        REQUIRE_NOTHROW(gateway.publish_all(messages));
+    }
+    {
+        const bool done = wait_until(
+            [&] {
+                return bridge.counter("forwarded") == 1 &&
+                       bridge.status()["quarantined"].value("total", 0u) == corpus.size();
+            },
+            std::chrono::seconds(60));
+        INFO("status: " << bridge.status().dump() << "\nbridge log: " << bridge.log());
+        REQUIRE(done);
+    }
+    CHECK(bridge.running());
+    const nlohmann::json status = bridge.status();
+    for (const Bad& bad : corpus) CHECK(status["quarantined"].value(bad.reason, 0) == 1);
+
+    // From outside: each one is in the quarantine topic under its key, with its reason.
+    std::set<std::string> keys;
+    for (const Bad& bad : corpus) {
+        keys.insert(outpost::bridge::quarantine_key(bad.message.topic, bad.message.payload));
+    }
+    const std::vector<StoredMessage> stored = messages_with_keys(quarantine, keys);
+    CHECK(stored.size() == corpus.size());
+    for (const Bad& bad : corpus) {
+        const std::string key =
+            outpost::bridge::quarantine_key(bad.message.topic, bad.message.payload);
+        INFO("expected " << bad.reason << " under " << key);
+        auto found = std::find_if(stored.begin(), stored.end(), [&](const StoredMessage& message) {
+            return message.keys.find(key) != std::string::npos;
+        });
+        REQUIRE(found != stored.end());
+        CHECK(found->tags == bad.reason);
+        CHECK(found->reason == bad.reason);
+    }
+    const std::string valid_id = nlohmann::json::parse(valid)["eventId"];
+    CHECK(missing_keys(messages_with_keys(alarms, {valid_id}), {valid_id}).empty());
+}
