@@ -186,3 +186,23 @@ TEST_CASE("the database runs in WAL mode with the store's durability pragmas") {
     CHECK(db.integer("PRAGMA user_version") == 1);
     CHECK(store->open_report().created);
 }
+
+TEST_CASE("an envelope with quotes, control characters and non-ASCII text parses back to the same text") {
+    TempDir dir;
+    auto store = open_store(dir.file("o.db"), test_options());
+    Alarm alarm = sample_alarm();
+    alarm.text = "valve \"B\"\n\ttemp \\ 40\xC2\xB0" "C \x01 caf\xC3\xA9";
+    alarm.unit = "\xC2\xB0" "C";
+    alarm.value = 0.1;
+    auto recorded = store->record_alarm(alarm);
+    REQUIRE_OK(recorded);
+    auto reader = store->core().open_reader();
+    auto row = store::find_event(*reader, recorded->event_id);
+    REQUIRE_OK(row);
+    auto envelope = nlohmann::json::parse(row->envelope, nullptr, false);
+    REQUIRE_FALSE(envelope.is_discarded());
+    CHECK(envelope["payload"]["text"] == alarm.text);
+    CHECK(envelope["payload"]["unit"] == alarm.unit);
+    CHECK(envelope["payload"]["value"] == 0.1);
+    CHECK(envelope["seq"] == 1);
+}
