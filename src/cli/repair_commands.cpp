@@ -1,0 +1,63 @@
+// outpostctl replay and purge: the operator's two ways out of DEAD.
+#include <string>
+
+#include "cli/commands.h"
+#include "cli/exit_codes.h"
+#include "cli/output.h"
+#include "store/outbox.h"
+
+namespace outpost::cli {
+
+int run_replay(Context& context) {
+    bool all_dead = context.args.has("--all-dead");
+    const auto& positionals = context.args.positionals;
+    if (all_dead == !positionals.empty()) {
+        return usage_error(context, "replay needs either EVENT_ID or --all-dead");
+    }
+    auto reason = context.args.value("--reason");
+    if (!reason || reason->empty()) {
+        return usage_error(context, "replay needs --reason TEXT (it is recorded with the event)");
+    }
+    int exit_code = kExitOk;
+    auto store = open_store(context, "", exit_code);
+    if (!store) return exit_code;
+
+    if (all_dead) {
+        auto count = store::replay_all_dead(store->core(), *reason);
+        if (!count) return operation_error(context, "replaying DEAD events", count.status());
+        if (context.json) {
+            print_json(context.out, {{"replayed", *count}});
+        } else {
+            context.out << "replayed " << *count << " dead event(s)\n";
+        }
+        return kExitOk;
+    }
+    const std::string& event_id = positionals.front();
+    Status status = store::replay_event(store->core(), event_id, *reason);
+    if (!status) return operation_error(context, "replaying " + event_id, status);
+    if (context.json) {
+        print_json(context.out, {{"replayed", 1}, {"event_id", event_id}});
+    } else {
+        context.out << "replayed " << event_id << "\n";
+    }
+    return kExitOk;
+}
+
+int run_purge(Context& context) {
+    if (!context.args.has("--dead")) {
+        return usage_error(context, "purge needs --dead (only DEAD events can be purged)");
+    }
+    int exit_code = kExitOk;
+    auto store = open_store(context, "", exit_code);
+    if (!store) return exit_code;
+    auto count = store::purge_dead(store->core());
+    if (!count) return operation_error(context, "purging DEAD events", count.status());
+    if (context.json) {
+        print_json(context.out, {{"purged", *count}});
+    } else {
+        context.out << "purged " << *count << " dead event(s)\n";
+    }
+    return kExitOk;
+}
+
+}  // namespace outpost::cli
