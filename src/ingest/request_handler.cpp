@@ -1,0 +1,106 @@
+#include "ingest/request_handler.h"
+
+#include <exception>
+
+#include "common/text_checks.h"
+#include "ingest/protocol.h"
+
+namespace outpost::ingest {
+
+namespace {
+
+HandledRequest refused(const char* code, const std::string& message) {
+    return {error_answer(code, message), false};
+}
+
+bool only_fields(const nlohmann::json& request, std::initializer_list<const char*> allowed,
+                 std::string& unknown) {
+    for (const auto& item : request.items()) {
+        bool known = false;
+        for (const char* name : allowed) known = known || item.key() == name;
+        if (!known) {
+            unknown = item.key();
+            return false;
+        }
+    }
+    return true;
+}
+
+}  // namespace
+
+nlohmann::json stats_to_json(const ServerStats& stats) {
+    return {{"connections", stats.connections},     {"requests", stats.requests},
+            {"alarmsRecorded", stats.alarms_recorded}, {"errors", stats.errors},
+            {"clients", stats.clients}};
+}
+
+HandledRequest RequestHandler::handle(const std::string& line) const {
+    if (line.empty() || line == "\r") {
+        return refused(kInvalidRequest, "empty line: send one JSON object per line");
+    }
+    // Checked before parsing so the answer can say exactly what is wrong.
+    if (!is_valid_utf8(line)) return refused(kInvalidUtf8, "the request is not valid UTF-8");
+    try {
+        auto request = nlohmann::json::parse(line);
+        return dispatch(request);
+    } catch (const nlohmann::json::parse_error& error) {
+        return refused(kInvalidJson, std::string("not one JSON object: ") + error.what());
+    } catch (const std::exception& error) {
+        return refused(kInternal, std::string("while handling the request: ") + error.what());
+    }
+}
+
+HandledRequest RequestHandler::dispatch(const nlohmann::json& request) const {
+    if (!request.is_object()) return refused(kInvalidRequest, "the request must be a JSON object");
+    auto op = request.find("op");
+    if (op == request.end() || !op->is_string()) {
+        return refused(kInvalidRequest, "the request needs \"op\" (a string)");
+    }
+    const std::string name = op->get<std::string>();
+    std::string unknown;
+    if (name == "raise_alarm") {
+        if (!only_fields(request, {"op", "alarm"}, unknown)) {
+            return refused(kInvalidRequest, "unknown field \"" + unknown + "\" in raise_alarm");
+        }
+        return raise_alarm(request);
+    }
+    if (name == "status" || name == "ping") {
+        if (!only_fields(request, {"op"}, unknown)) {
+            return refused(kInvalidRequest, "unknown field \"" + unknown + "\" in " + name);
+        }
+        if (name == "ping") return {{{"ok", true}}, false};
+        return {{{"ok", true}, {"status", status_answer()}}, false};
+    }
+    return refused(kUnknownOp, "unknown op \"" + name + "\" (ops: raise_alarm, status, ping)");
+}
+
+HandledRequest RequestHandler::raise_alarm(const nlohmann::json& request) const {
+    auto object = request.find("alarm");
+    if (object == request.end()) return refused(kInvalidRequest, "raise_alarm needs \"alarm\"");
+    WireError error;
+    auto alarm = alarm_from_json(*object, error);
+    if (!alarm) return refused(error.code.c_str(), error.message);
+    auto recorded = store_.record_alarm(*alarm);
+    // Answered only now: record_alarm returns after the commit is durable.
+    if (!recorded) return {error_answer(recorded.status()), false};
+    return {recorded_answer(*recorded), true};
+}
+
+nlohmann::json RequestHandler::status_answer() const {
+    if (status_) return status_();
+    nlohmann::json document = {{"ingest", stats_to_json(ingest_stats_())}};
+    auto stats = store_.stats();
+    if (!stats) {
+        document["store"] = {{"error", stats.status().to_string()}};
+        return document;
+    }
+    document["store"] = {{"pending", stats->pending},
+                         {"sent", stats->sent},
+                         {"dead", stats->dead},
+                         {"oldestPendingId", stats->oldest_pending_id},
+                         {"databaseBytes", stats->database_bytes},
+                         {"quotaBytes", stats->quota_bytes}};
+    return document;
+}
+
+}  // namespace outpost::ingest
