@@ -58,6 +58,13 @@ struct PublisherStatus {
     uint64_t reconnects = 0;  // successful connects after the first
     uint64_t connect_failures = 0;
     uint64_t rescans = 0;  // safety-net scans from the first row
+    // Rounds of the publisher loop so far. While the thread is healthy it
+    // advances at least once a second (more often with the lease), also
+    // while it waits for the lease or a reconnect; a connection attempt can
+    // hold it for up to PublisherOptions::connect_timeout. A supervisor
+    // (the daemon's watchdog) treats a heartbeat that stops as a hung
+    // publisher.
+    uint64_t loop_heartbeat = 0;
     // Latency percentiles in milliseconds over the last few thousand rows,
     // -1 when there is no sample yet:
     //   commit: from the row's recording (envelope uptimeMs, same boot only)

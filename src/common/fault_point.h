@@ -8,6 +8,10 @@
 //
 //   OUTPOST_FAULT=store.after_commit        SIGKILL at the first hit
 //   OUTPOST_FAULT=store.after_commit:3      SIGKILL at the third hit
+//   OUTPOST_FAULT=publish.loop:5:stall      the thread making the fifth hit
+//                                           blocks forever (the rest of the
+//                                           process runs on): a hung thread,
+//                                           for watchdog tests
 //
 // Hits are counted per process, over all threads. An OUTPOST_FAULT that names
 // no point in kFaultPoints, or a bad count, is reported once on stderr and
@@ -49,6 +53,7 @@ inline constexpr FaultPointInfo kFaultPoints[] = {
     {"store.mid_purge", "purge deleted alarm records, not yet their events", "store"},
     {"store.before_checkpoint", "WAL hook, checkpoint about to run", "store-long"},
     {"store.after_checkpoint", "WAL hook, checkpoint returned", "store-long"},
+    {"publish.loop", "publisher thread, one round of its loop", "publish"},
     // Publisher and bridge points are added here by their owners, e.g.
     // {"publish.after_puback", "PUBACK received, SENT not yet marked", "publish"},
 };
@@ -87,7 +92,8 @@ void hit_slow(const char* name);
 
 // Counts one hit of `name` and, if OUTPOST_FAULT names it and this is the
 // N-th hit, kills the process with SIGKILL (no destructors, no flushing: the
-// same as a crash). Use the macro, which checks the name at compile time.
+// same as a crash), or with the "stall" action blocks the calling thread
+// forever. Use the macro, which checks the name at compile time.
 inline void fault_point_hit(const char* name) {
     if (fault_detail::state.load(std::memory_order_relaxed) != fault_detail::kInert) {
         fault_detail::hit_slow(name);
@@ -98,6 +104,8 @@ inline void fault_point_hit(const char* name) {
 // when every point is inert. Reads the environment on first use.
 const char* armed_fault_point();
 unsigned long armed_fault_hit();
+// True when OUTPOST_FAULT arms the "stall" action instead of the kill.
+bool armed_fault_stalls();
 // Hits of the armed point so far in this process (0 when inert): a run that
 // ends without being killed reports how far the point was reached.
 unsigned long armed_fault_hits_so_far();

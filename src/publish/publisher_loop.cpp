@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "common/fault_point.h"
 #include "publish/publisher_impl.h"
 
 namespace outpost {
@@ -97,6 +98,8 @@ void Publisher::Impl::run() {
             housekeeping(now);
             if (connected_) fill_window(now);
         }
+        OUTPOST_FAULT_POINT("publish.loop");
+        live_.loop_heartbeat++;
         share_status();
 
         now = clock_.boot_ms();
