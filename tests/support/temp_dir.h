@@ -1,4 +1,5 @@
-// A fresh directory under $TMPDIR (or /tmp) for one test, removed afterwards.
+// A fresh directory for one test, removed afterwards (kept when
+// OUTPOST_KEEP_TEST_FILES is set, for a post-mortem).
 #ifndef OUTPOST_TESTS_TEMP_DIR_H
 #define OUTPOST_TESTS_TEMP_DIR_H
 
@@ -14,9 +15,14 @@ namespace outpost::testing {
 
 class TempDir final {
 public:
-    TempDir() {
-        const char* base = std::getenv("TMPDIR");
-        std::string pattern = std::string(base && *base ? base : "/tmp") + "/outpost-test-XXXXXX";
+    // Where the directory is made. $TMPDIR always wins when set; otherwise
+    // kTmp means /tmp, and kPreferTmpfs means /dev/shm when it is writable:
+    // for files that stand for a simulated disk (the power-cut tests), where
+    // the host disk's journaling only costs time.
+    enum class Base { kTmp, kPreferTmpfs };
+
+    explicit TempDir(Base where = Base::kTmp) {
+        std::string pattern = base_path(where) + "/outpost-test-XXXXXX";
         std::vector<char> buffer(pattern.begin(), pattern.end());
         buffer.push_back('\0');
         if (::mkdtemp(buffer.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
@@ -36,6 +42,13 @@ public:
     std::string file(const std::string& name) const { return path_ + "/" + name; }
 
 private:
+    static std::string base_path(Base where) {
+        const char* base = std::getenv("TMPDIR");
+        if (base != nullptr && *base != '\0') return base;
+        if (where == Base::kPreferTmpfs && ::access("/dev/shm", W_OK | X_OK) == 0) return "/dev/shm";
+        return "/tmp";
+    }
+
     std::string path_;
 };
 

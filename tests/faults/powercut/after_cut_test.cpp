@@ -30,7 +30,7 @@ bool is_io_error(int rc) {
 }
 
 TEST_CASE("after the cut every file operation through the VFS fails with an I/O error") {
-    TempDir dir;
+    TempDir dir(TempDir::Base::kPreferTmpfs);
     auto vfs = make_vfs();
     RawFile file(kVfsName, dir.file("f.db"), SQLITE_OPEN_MAIN_DB);
     REQUIRE(file.write(0, filled(1024, 'a')) == SQLITE_OK);
@@ -58,7 +58,7 @@ TEST_CASE("after the cut every file operation through the VFS fails with an I/O 
 }
 
 TEST_CASE("after the cut an open WAL connection can neither write nor read, and closes") {
-    TempDir dir;
+    TempDir dir(TempDir::Base::kPreferTmpfs);
     auto vfs = make_vfs();
     sqlite3* db = nullptr;
     REQUIRE(sqlite3_open_v2(dir.file("t.db").c_str(), &db,
@@ -87,8 +87,8 @@ TEST_CASE("after the cut an open WAL connection can neither write nor read, and 
 }
 
 TEST_CASE("images after the cut hold no -shm file, only the database and its WAL") {
-    TempDir dir;
-    TempDir images;
+    TempDir dir(TempDir::Base::kPreferTmpfs);
+    TempDir images(TempDir::Base::kPreferTmpfs);
     auto vfs = make_vfs();
     sqlite3* db = nullptr;
     REQUIRE(sqlite3_open_v2(dir.file("t.db").c_str(), &db,

@@ -16,8 +16,8 @@ constexpr const char* kDbName = "outbox.db";
 CutRunResult run_with_cut(const PowercutOptions& vfs_options, const CutPlan& plan,
                           const WorkloadOptions& workload) {
     CutRunResult result;
-    TempDir running;
-    TempDir after_cut;
+    TempDir running(TempDir::Base::kPreferTmpfs);
+    TempDir after_cut(TempDir::Base::kPreferTmpfs);
     {
         auto vfs = PowercutVfs::create(kVfsName, vfs_options, &result.error);
         if (!vfs) return result;
@@ -42,7 +42,7 @@ CutRunResult run_with_cut(const PowercutOptions& vfs_options, const CutPlan& pla
 }
 
 IoCounters measure_workload(const PowercutOptions& vfs_options, const WorkloadOptions& workload) {
-    TempDir running;
+    TempDir running(TempDir::Base::kPreferTmpfs);
     std::string error;
     auto vfs = PowercutVfs::create(kVfsName, vfs_options, &error);
     if (!vfs) return IoCounters{};

@@ -37,8 +37,8 @@ struct Bench {
         return read_host_file(after_cut.file(name));
     }
 
-    TempDir running;
-    TempDir after_cut;
+    TempDir running{TempDir::Base::kPreferTmpfs};
+    TempDir after_cut{TempDir::Base::kPreferTmpfs};
     std::unique_ptr<PowercutVfs> vfs;
     bool images_written = false;
 };
@@ -315,7 +315,7 @@ TEST_CASE("a counting-only VFS counts I/O but refuses to simulate a cut") {
     std::string error;
     auto vfs = PowercutVfs::create("powercut-counting", options, &error);
     REQUIRE(vfs != nullptr);
-    TempDir dir;
+    TempDir dir(TempDir::Base::kPreferTmpfs);
     {
         RawFile file(vfs->name(), dir.file("f.db"), SQLITE_OPEN_MAIN_DB);
         REQUIRE(file.write(0, filled(4096, 'a')) == SQLITE_OK);
@@ -330,7 +330,7 @@ TEST_CASE("a counting-only VFS counts I/O but refuses to simulate a cut") {
 
 TEST_CASE("write_images refuses while the power is on") {
     Bench bench;
-    TempDir out;
+    TempDir out(TempDir::Base::kPreferTmpfs);
     std::string error;
     CHECK_FALSE(bench.vfs->write_images(out.path(), &error));
     CHECK(error.find("still on") != std::string::npos);
