@@ -1,0 +1,88 @@
+// The sender thread "outpost-tele": connect with capped exponential backoff
+// and jitter, then take the oldest message from the ring and publish it at
+// QoS 0, one at a time. While disconnected it only reconnects; offer() keeps
+// filling the ring, which drops its oldest messages when full.
+#include <pthread.h>
+
+#include <chrono>
+
+#include "publish/backoff.h"
+#include "telemetry/lane_impl.h"
+
+namespace outpost {
+namespace {
+
+// How long to wait before retrying a message paho's full queue refused.
+constexpr std::chrono::milliseconds kBusyRetry{1};
+
+}  // namespace
+
+void TelemetryLane::Impl::sender_loop() {
+    ::pthread_setname_np(::pthread_self(), "outpost-tele");
+    publish::Backoff backoff(options_.reconnect_initial.count(), options_.reconnect_max.count(),
+                             options_.jitter_seed);
+    int64_t failures = 0;
+    bool ever_connected = false;
+    for (;;) {
+        {
+            std::lock_guard<std::mutex> lock(ring_mutex_);
+            if (stopping_) return;
+            connection_lost_ = false;
+        }
+        if (!sender_->connected()) {
+            connected_.store(false, std::memory_order_relaxed);
+            Status connected = sender_->connect();
+            if (!connected) {
+                set_error(connected.message());
+                if (!pause(backoff.delay_ms(++failures))) return;
+                continue;
+            }
+            failures = 0;
+            if (ever_connected) reconnects_.fetch_add(1, std::memory_order_relaxed);
+            ever_connected = true;
+            connected_.store(true, std::memory_order_relaxed);
+        }
+        while (auto message = next_message()) send(*message);
+    }
+}
+
+std::optional<telemetry::TelemetryMessage> TelemetryLane::Impl::next_message() {
+    std::unique_lock<std::mutex> lock(ring_mutex_);
+    ring_changed_.wait(lock, [&] { return stopping_ || connection_lost_ || ring_.size() > 0; });
+    if (stopping_ || connection_lost_) return std::nullopt;
+    return ring_.pop();
+}
+
+void TelemetryLane::Impl::send(const telemetry::TelemetryMessage& message) {
+    const std::string topic = topic_prefix_ + message.key;
+    std::string error;
+    for (;;) {
+        switch (sender_->publish(topic, message.payload, &error)) {
+            case telemetry::SendOutcome::kSent:
+                published_.fetch_add(1, std::memory_order_relaxed);
+                return;
+            case telemetry::SendOutcome::kBusy:
+                if (!pause(kBusyRetry.count())) {
+                    dropped_disconnected_.fetch_add(1, std::memory_order_relaxed);
+                    return;
+                }
+                continue;
+            case telemetry::SendOutcome::kDisconnected:
+                set_error(error);
+                dropped_disconnected_.fetch_add(1, std::memory_order_relaxed);
+                return;
+            case telemetry::SendOutcome::kRejected:
+                set_error(error);
+                dropped_invalid_.fetch_add(1, std::memory_order_relaxed);
+                return;
+        }
+    }
+}
+
+bool TelemetryLane::Impl::pause(int64_t delay_ms) {
+    std::unique_lock<std::mutex> lock(ring_mutex_);
+    ring_changed_.wait_for(lock, std::chrono::milliseconds(delay_ms), [&] { return stopping_; });
+    return !stopping_;
+}
+
+}  // namespace outpost
