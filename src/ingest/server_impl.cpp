@@ -159,7 +159,9 @@ void ServerImpl::serve(int fd, Connection* self) {
                                                    "idle for too long; closing the connection")));
                 open = false;
                 break;
-            default:  // closed by the peer, stopping, or a read error
+            case LineReader::Outcome::kStopping:
+                break;  // the loop ends; the client hears why below
+            default:  // closed by the peer or a read error
                 open = false;
                 break;
         }

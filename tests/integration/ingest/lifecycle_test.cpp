@@ -1,0 +1,201 @@
+// The socket's life: taking over a stale socket file, refusing to steal a
+// live one, file mode, client limit, idle timeout, and a stop that finishes
+// the request in progress and removes the socket file.
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <condition_variable>
+#include <fstream>
+#include <future>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "ingest/line_io.h"
+#include "ingest_harness.h"
+
+using outpost::StatusCode;
+using outpost::testing::call;
+using outpost::testing::error_code;
+using outpost::testing::IngestHarness;
+
+namespace {
+
+bool exists(const std::string& path) {
+    struct stat info {};
+    return ::lstat(path.c_str(), &info) == 0;
+}
+
+// Leaves a socket file behind the way a killed daemon does.
+void make_stale_socket(const std::string& path) {
+    int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    path.copy(address.sun_path, sizeof address.sun_path - 1);
+    REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
+    ::close(fd);
+}
+
+// Reads one line the server sends on its own (without a request).
+std::string unsolicited_line(outpost::ingest::Client& client) {
+    outpost::ingest::LineReader reader(client.fd(), 65536);
+    std::string line;
+    auto outcome = reader.next(line, outpost::testing::kAnswerTimeout);
+    return outcome == outpost::ingest::LineReader::Outcome::kLine ? line : "";
+}
+
+}  // namespace
+
+TEST_CASE("a stale socket file is replaced and served", "[ingest]") {
+    outpost::testing::TempDir dir;
+    auto store = outpost::testing::open_store(dir.file("store.db"),
+                                              outpost::testing::test_options());
+    outpost::ingest::ServerOptions options;
+    options.socket_path = dir.file("outpostd.sock");
+    make_stale_socket(options.socket_path);
+    REQUIRE(exists(options.socket_path));
+    auto refused = outpost::ingest::Client::connect(options.socket_path);
+    CHECK(refused.status().code() == StatusCode::kUnavailable);
+
+    auto server = outpost::ingest::Server::start(*store, options);
+    REQUIRE_OK(server);
+    auto client = outpost::ingest::Client::connect(options.socket_path);
+    REQUIRE_OK(client);
+    CHECK(call(**client, {{"op", "ping"}})["ok"] == true);
+}
+
+TEST_CASE("a live socket is refused and its server keeps serving", "[ingest]") {
+    IngestHarness harness;
+    outpost::ingest::ServerOptions options;
+    options.socket_path = harness.socket_path;
+    auto second = outpost::ingest::Server::start(*harness.store, options);
+    REQUIRE_FALSE(second.is_ok());
+    CHECK(second.status().code() == StatusCode::kBusy);
+    CHECK(second.status().message().find("another outpostd listens on " + harness.socket_path) !=
+          std::string::npos);
+    auto client = harness.connect();
+    CHECK(call(*client, {{"op", "ping"}})["ok"] == true);
+}
+
+TEST_CASE("a file that is not a socket is refused and left alone", "[ingest]") {
+    outpost::testing::TempDir dir;
+    auto store = outpost::testing::open_store(dir.file("store.db"),
+                                              outpost::testing::test_options());
+    outpost::ingest::ServerOptions options;
+    options.socket_path = dir.file("precious.txt");
+    std::ofstream(options.socket_path) << "keep me\n";
+    auto server = outpost::ingest::Server::start(*store, options);
+    REQUIRE_FALSE(server.is_ok());
+    CHECK(server.status().code() == StatusCode::kInvalidArgument);
+    std::string kept;
+    std::getline(std::ifstream(options.socket_path), kept);
+    CHECK(kept == "keep me");
+}
+
+TEST_CASE("the socket file gets the configured mode", "[ingest]") {
+    outpost::ingest::ServerOptions options;
+    SECTION("0660 by default") {
+        IngestHarness harness(options);
+        struct stat info {};
+        REQUIRE(::stat(harness.socket_path.c_str(), &info) == 0);
+        CHECK(S_ISSOCK(info.st_mode));
+        CHECK((info.st_mode & 07777) == 0660);
+    }
+    SECTION("0600 when configured") {
+        options.socket_mode = 0600;
+        IngestHarness harness(options);
+        struct stat info {};
+        REQUIRE(::stat(harness.socket_path.c_str(), &info) == 0);
+        CHECK((info.st_mode & 07777) == 0600);
+    }
+}
+
+TEST_CASE("a client beyond max_clients is answered busy; a freed slot serves again", "[ingest]") {
+    outpost::ingest::ServerOptions options;
+    options.max_clients = 2;
+    IngestHarness harness(options);
+    auto first = harness.connect();
+    auto second = harness.connect();
+    REQUIRE(call(*first, {{"op", "ping"}})["ok"] == true);
+    REQUIRE(call(*second, {{"op", "ping"}})["ok"] == true);
+
+    auto third = harness.connect();
+    auto answer = outpost::testing::send_raw(*third, R"({"op":"ping"})");
+    CHECK(error_code(answer) == "busy");
+
+    first.reset();
+    // The server notices the closed slot asynchronously: retry until it has.
+    bool served = false;
+    for (int attempt = 0; attempt < 2000 && !served; ++attempt) {
+        auto next = harness.connect();
+        served = outpost::testing::send_raw(*next, R"({"op":"ping"})")["ok"] == true;
+        if (!served) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    CHECK(served);
+    CHECK(call(*second, {{"op", "ping"}})["ok"] == true);
+}
+
+TEST_CASE("an idle connection is told so and closed", "[ingest]") {
+    outpost::ingest::ServerOptions options;
+    options.idle_timeout = std::chrono::milliseconds(50);
+    IngestHarness harness(options);
+    auto client = harness.connect();
+    auto line = unsolicited_line(*client);
+    INFO(line);
+    CHECK(error_code(nlohmann::json::parse(line)) == "timeout");
+    auto after = client->exchange(R"({"op":"ping"})", outpost::testing::kAnswerTimeout);
+    CHECK(after.status().code() == StatusCode::kUnavailable);
+}
+
+TEST_CASE("stop finishes the request in progress, closes idle clients and removes the socket",
+          "[ingest]") {
+    outpost::testing::TempDir dir;
+    auto store = outpost::testing::open_store(dir.file("store.db"),
+                                              outpost::testing::test_options());
+    std::mutex mutex;
+    std::condition_variable changed;
+    bool entered = false;
+    bool release = false;
+    outpost::ingest::ServerOptions options;
+    options.socket_path = dir.file("outpostd.sock");
+    // A status provider that holds its request until the test lets it go.
+    auto server = outpost::ingest::Server::start(*store, options, [&] {
+        std::unique_lock<std::mutex> lock(mutex);
+        entered = true;
+        changed.notify_all();
+        changed.wait(lock, [&] { return release; });
+        return nlohmann::json{{"held", true}};
+    });
+    REQUIRE_OK(server);
+    auto idle = outpost::ingest::Client::connect(options.socket_path);
+    REQUIRE_OK(idle);
+    REQUIRE(call(**idle, {{"op", "ping"}})["ok"] == true);
+    auto busy = outpost::ingest::Client::connect(options.socket_path);
+    REQUIRE_OK(busy);
+    auto pending = std::async(std::launch::async, [&] {
+        return (*busy)->exchange(R"({"op":"status"})", outpost::testing::kAnswerTimeout);
+    });
+    {
+        std::unique_lock<std::mutex> lock(mutex);
+        changed.wait(lock, [&] { return entered; });
+    }
+    auto stopping = std::async(std::launch::async, [&] { (*server)->stop(); });
+    // stop() removes the socket file before it waits for the connections.
+    while (exists(options.socket_path)) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    {
+        std::lock_guard<std::mutex> lock(mutex);
+        release = true;
+        changed.notify_all();
+    }
+    stopping.get();
+    auto answer = pending.get();
+    REQUIRE_OK(answer);
+    CHECK(nlohmann::json::parse(*answer)["status"]["held"] == true);
+    CHECK(error_code(nlohmann::json::parse(unsolicited_line(**idle))) == "closed");
+    CHECK_FALSE(exists(options.socket_path));
+    auto late = outpost::ingest::Client::connect(options.socket_path);
+    CHECK(late.status().code() == StatusCode::kNotFound);
+}
