@@ -7,6 +7,7 @@
 #include "bridge/envelope_check.h"
 #include "bridge/quarantine_message.h"
 #include "bridge/topic_filter.h"
+#include "common/fault_point.h"
 
 namespace outpost::bridge {
 namespace {
@@ -87,10 +88,12 @@ Verdict Delivery::deliver(const InboundMessage& message) {
     out.keys = envelope.event_id;
     out.body = message.payload;  // verbatim: the gateway's bytes are the event
     out.sharding_key = envelope.device_id;
+    OUTPOST_FAULT_POINT("bridge.before_send");
     const auto started = std::chrono::steady_clock::now();
     Status refusal;
     switch (send_until_stored(out, &refusal)) {
         case SendEnd::kStored:
+            OUTPOST_FAULT_POINT("bridge.after_send");
             stats_.message_forwarded(std::chrono::duration_cast<std::chrono::microseconds>(
                 std::chrono::steady_clock::now() - started));
             recent_.insert(envelope.event_id);

@@ -26,8 +26,9 @@
 // OUTPOST_FAULT_POINT("its.name") where it belongs. A name that is not in the
 // table does not compile. Tests iterate over kFaultPoints: a new "store" or
 // "store-long" row is exercised by the kill campaign (outpost-torture --mode
-// kill) and tests/faults/store with no more code; "publish" and "bridge" rows
-// are skipped there and belong to those parts' own crash tests.
+// kill) and tests/faults/store with no more code; a "publish" row by the
+// end-to-end campaign (outpost-torture --mode e2e) and tests/e2e; a "bridge"
+// row by the bridge crash test in tests/e2e.
 #ifndef OUTPOST_COMMON_FAULT_POINT_H
 #define OUTPOST_COMMON_FAULT_POINT_H
 
@@ -54,8 +55,10 @@ inline constexpr FaultPointInfo kFaultPoints[] = {
     {"store.before_checkpoint", "WAL hook, checkpoint about to run", "store-long"},
     {"store.after_checkpoint", "WAL hook, checkpoint returned", "store-long"},
     {"publish.loop", "publisher thread, one round of its loop", "publish"},
-    // Publisher and bridge points are added here by their owners, e.g.
-    // {"publish.after_puback", "PUBACK received, SENT not yet marked", "publish"},
+    {"publish.after_publish", "handed to the MQTT client, PUBACK not yet received", "publish"},
+    {"publish.after_puback", "PUBACK received, SENT not yet marked", "publish"},
+    {"bridge.before_send", "message validated, RocketMQ send not started", "bridge"},
+    {"bridge.after_send", "SEND_OK received, MQTT PUBACK not yet sent", "bridge"},
 };
 
 inline constexpr std::size_t kFaultPointCount = sizeof(kFaultPoints) / sizeof(kFaultPoints[0]);

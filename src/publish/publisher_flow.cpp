@@ -2,6 +2,7 @@
 // verdict (P2, P3 in publisher_impl.h).
 #include <cassert>
 
+#include "common/fault_point.h"
 #include "publish/envelope_clock.h"
 #include "publish/publisher_impl.h"
 
@@ -74,6 +75,7 @@ void Publisher::Impl::start_publish(store::OutboxRow row, int64_t now, bool retr
     const uint64_t tag = window_.start(std::move(row), now, retry);
     Status status = link_->publish(topic, window_.payload(tag), tag);
     if (status) {
+        OUTPOST_FAULT_POINT("publish.after_publish");
         live_.published++;
         return;
     }
@@ -96,6 +98,7 @@ void Publisher::Impl::on_outcome(const publish::PublishOutcome& outcome, int64_t
     const store::OutboxRow& row = flight->row;
     switch (outcome.kind) {
         case publish::PublishOutcome::Kind::kAcked: {
+            OUTPOST_FAULT_POINT("publish.after_puback");
             rewind_to(window_.acknowledged(*flight));  // a lifted block: fetch its rows
             marker_->add(row.id);                      // P2: its own PUBACK, success reason
             publish_latency_.record(outcome.at_boot_ms - flight->published_boot_ms);

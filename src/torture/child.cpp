@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
 
 namespace outpost::torture {
 
@@ -65,6 +66,15 @@ ChildExit run_child(const std::vector<std::string>& args,
         result.signal = WTERMSIG(status);
     }
     return result;
+}
+
+bool poll_until(const std::function<bool()>& done, std::chrono::milliseconds limit) {
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    while (!done()) {
+        if (std::chrono::steady_clock::now() > deadline) return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return true;
 }
 
 std::string make_scratch_dir(const std::string& parent) {

@@ -4,6 +4,8 @@
 #ifndef OUTPOST_TORTURE_CHILD_H
 #define OUTPOST_TORTURE_CHILD_H
 
+#include <chrono>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -28,6 +30,9 @@ struct ChildExit {
 ChildExit run_child(const std::vector<std::string>& args,
                     const std::vector<std::pair<std::string, std::string>>& env,
                     faults::EvidenceLog& log);
+
+// Polls `done` every 5 ms until it holds (true) or `limit` passes (false).
+bool poll_until(const std::function<bool()>& done, std::chrono::milliseconds limit);
 
 // Scratch directories.
 std::string make_scratch_dir(const std::string& parent);  // empty string on failure

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
@@ -13,6 +12,7 @@
 #include "faults/checker.h"
 #include "outpost/store.h"
 #include "torture/child.h"
+#include "torture/fault_plan.h"
 #include "torture/verdict.h"
 #include "torture/workload.h"
 
@@ -22,9 +22,6 @@ namespace {
 constexpr const char* kDbName = "outbox.db";
 constexpr uint64_t kSmallQuota = 256 * 1024;
 constexpr uint64_t kNormalQuota = 64ull * 1024 * 1024;
-// First guess of how often a point is hit per run; lowered when a run ends
-// without reaching the hit it was given (the child reports its hit count).
-constexpr unsigned long kFirstHitLimit = 24;
 // Alarms a run needs to pass the checkpoint threshold (1000 WAL frames).
 constexpr int kLongRunAlarms = 700;
 
@@ -38,13 +35,11 @@ std::string token_prefix(uint64_t run) {
 }
 
 // The points this workload can reach: the store's. Publisher and bridge
-// points need their own workloads and are left to their campaigns.
+// points need their own workloads (--mode e2e, tests/faults, tests/e2e).
 std::vector<const FaultPointInfo*> reachable_points() {
-    std::vector<const FaultPointInfo*> points;
-    for (const FaultPointInfo& point : kFaultPoints) {
-        if (std::string(point.workload).rfind("store", 0) == 0) points.push_back(&point);
-    }
-    return points;
+    return fault_points_where([](const FaultPointInfo& point) {
+        return std::string(point.workload).rfind("store", 0) == 0;
+    });
 }
 
 }  // namespace
@@ -61,10 +56,7 @@ int kill_child(const CampaignOptions& options) {
             plan.alarms = std::max(plan.alarms, kLongRunAlarms);
         }
     }
-    std::ifstream retries(options.child_retries);
-    for (std::string token, key; retries >> token >> key;) {
-        plan.retries.push_back({token, key == "-" ? "" : key});
-    }
+    plan.retries = read_retries(options.child_retries);
     auto store =
         Store::open(options.child_db, torture_store_options(quota_for(options.child_index), ""));
     if (!store) {
@@ -93,23 +85,15 @@ int kill_campaign(const CampaignOptions& options) {
 
     Totals totals;
     faults::EvidenceLog log;
-    std::map<std::string, unsigned long> hit_limit;
-    std::map<std::string, uint64_t> kills_per_point;
-    const std::vector<const FaultPointInfo*> points = reachable_points();
-    const uint64_t max_runs = options.cuts * 4 + 2 * points.size();
+    FaultPlanner planner(reachable_points(), options.seed);
+    const uint64_t point_count = planner.points().size();
+    const uint64_t max_runs = options.cuts * 4 + 2 * point_count;
     bool failed = false;
     for (uint64_t run = 0; run < max_runs && totals.cuts < options.cuts && !failed; ++run) {
-        const FaultPointInfo& point = *points[run % points.size()];
-        unsigned long& limit = hit_limit.emplace(point.name, kFirstHitLimit).first->second;
-        const unsigned long hit = 1 + mix(options.seed * 0x100000001B3ull + run) % limit;
-        const std::string fault = std::string(point.name) + ":" + std::to_string(hit);
-        {
-            std::ofstream out(retry_file, std::ios::trunc);
-            for (const std::string& token : log.open_calls()) {
-                const std::string& key = log.calls().at(token).key;
-                out << token << ' ' << (key.empty() ? "-" : key) << '\n';
-            }
-        }
+        const FaultPointInfo& point = planner.point(run);
+        const unsigned long hit = planner.hit(run);
+        const std::string fault = planner.fault(run);
+        write_retries(retry_file, log);
         log.clear_figures();
         ChildExit exit =
             run_child({"--child", "kill", "--child-index", std::to_string(run), "--seed",
@@ -121,11 +105,10 @@ int kill_campaign(const CampaignOptions& options) {
         std::vector<std::string> problems;
         if (exit.killed_by(SIGKILL)) {
             totals.cuts++;
-            kills_per_point[point.name]++;
+            planner.killed(run);
         } else if (exit.exited && exit.code == 0 && exit.error.empty()) {
             auto hits = log.figures().find("fault_hits");
-            unsigned long reached = hits == log.figures().end() ? 0 : hits->second;
-            if (reached < hit) limit = reached > 0 ? reached : 1;
+            planner.not_killed(run, hit, hits == log.figures().end() ? 0 : hits->second);
         } else {
             problems.push_back("child " + exit.describe() + " (restart after the previous kill?)");
         }
@@ -139,15 +122,7 @@ int kill_campaign(const CampaignOptions& options) {
             std::printf("FAIL kill run %llu: OUTPOST_FAULT=%s (%s), quota %llu\n",
                         static_cast<unsigned long long>(run), fault.c_str(), point.where,
                         static_cast<unsigned long long>(quota_for(run)));
-            for (const std::string& line : problems) std::printf("  %s\n", line.c_str());
-            std::printf(
-                "  files: %s\n  rerun: outpost-torture --mode kill --seed %llu --cuts %llu "
-                "--workers %d --alarms-per-run %d --keep-failures (state accumulates: "
-                "the whole campaign up to this run)\n",
-                options.keep_failures ? scratch.c_str() : "(removed; add --keep-failures)",
-                static_cast<unsigned long long>(options.seed),
-                static_cast<unsigned long long>(totals.cuts), options.workers,
-                options.alarms_per_run);
+            print_campaign_failure("kill", options, scratch, totals.cuts, problems);
         }
     }
     if (!failed) {
@@ -165,18 +140,8 @@ int kill_campaign(const CampaignOptions& options) {
             for (const std::string& line : problems) std::printf("  %s\n", line.c_str());
         }
     }
-    std::string per_point;
-    for (const FaultPointInfo* point : points) {
-        per_point +=
-            std::string(" ") + point->name + "=" + std::to_string(kills_per_point[point->name]);
-    }
-    std::printf("kills per point:%s\n", per_point.c_str());
-    if (totals.cuts < options.cuts && !failed) {
-        std::printf("note: only %llu of %llu kills fired in %llu runs\n",
-                    static_cast<unsigned long long>(totals.cuts),
-                    static_cast<unsigned long long>(options.cuts),
-                    static_cast<unsigned long long>(totals.runs));
-    }
+    std::printf("kills per point:%s\n", planner.kills_per_point().c_str());
+    if (!failed) print_kill_shortfall(options, totals.cuts, totals.runs);
     if (totals.failed_runs == 0 || !options.keep_failures) remove_tree(scratch);
     std::printf("%s\n%s\n", totals.detail_line().c_str(), totals.final_line().c_str());
     return totals.ok() && totals.failed_runs == 0 && totals.cuts >= options.cuts ? 0 : 1;

@@ -5,6 +5,9 @@
 #include "torture/kill.h"
 #include "torture/options.h"
 #include "torture/powercut.h"
+#ifdef OUTPOST_TORTURE_E2E
+#include "torture/e2e.h"
+#endif
 
 int main(int argc, char** argv) {
     using namespace outpost::torture;
@@ -17,6 +20,15 @@ int main(int argc, char** argv) {
     }
     if (options->child == "powercut") return powercut_child(*options);
     if (options->child == "kill") return kill_child(*options);
+#ifdef OUTPOST_TORTURE_E2E
+    if (options->child == "e2e") return e2e_child(*options);
+    if (options->child.empty() && options->mode == Mode::kE2e) return e2e_campaign(*options);
+#else
+    if (options->child.empty() && options->mode == Mode::kE2e) {
+        std::fprintf(stderr, "outpost-torture: --mode e2e needs a build with paho-mqtt\n");
+        return 2;
+    }
+#endif
     if (!options->child.empty()) {
         std::fprintf(stderr, "outpost-torture: unknown child role '%s'\n", options->child.c_str());
         return 2;

@@ -8,7 +8,7 @@ namespace {
 constexpr const char* kHelp =
     R"(outpost-torture: tries to break the store's durability promises.
 
-Usage: outpost-torture --mode powercut|kill [options]
+Usage: outpost-torture --mode powercut|kill|e2e [options]
 
   --mode powercut   each run records alarms over the power-cut simulator VFS in
                     a child process, cuts the power at a sync, a write or a
@@ -19,6 +19,14 @@ Usage: outpost-torture --mode powercut|kill [options]
                     OUTPOST_FAULT=<point>:<n> set, cycling over every named
                     fault point; the child SIGKILLs itself there, the parent
                     checks the database and starts the next child on it.
+  --mode e2e        the whole gateway chain: the parent starts its own
+                    mosquitto and an independent subscriber (mosquitto_sub);
+                    each run is a gateway child (store + publisher) recording
+                    alarms with OUTPOST_FAULT=<point>:<n> set, cycling over the
+                    store and publisher fault points; killed children are
+                    restarted until the outbox is drained. Then every
+                    acknowledged alarm must be SENT and seen at the
+                    subscriber, and every event seen must be in the database.
   --cuts N          runs that end in a power cut, or SIGKILLs that fired (100)
   --seed S          derives every run's parameters (1)
   --workers K       threads recording at once (4; 1 makes a run repeatable)
@@ -32,7 +40,8 @@ Usage: outpost-torture --mode powercut|kill [options]
 Output: one line per failure with its parameters and a command that repeats
 it, then a summary, and last, in both modes:
   cuts=N lost=L phantom=P integrity_failures=I duplicates=D
-(in kill mode N counts the SIGKILLs that fired). Exit status 0 only when
+(in kill and e2e mode N counts the SIGKILLs that fired; in e2e mode L and P
+include the subscriber's view, D its repeated arrivals). Exit status 0 only when
 L, P and I are all zero.
 )";
 
@@ -85,11 +94,16 @@ std::optional<CampaignOptions> parse_options(int argc, char** argv, std::string*
         } else if (arg == "--mode") {
             std::string mode;
             if (!need_text(&mode)) return std::nullopt;
-            if (mode != "powercut" && mode != "kill") {
-                *message = "--mode must be powercut or kill";
+            if (mode == "powercut") {
+                options.mode = Mode::kPowercut;
+            } else if (mode == "kill") {
+                options.mode = Mode::kKill;
+            } else if (mode == "e2e") {
+                options.mode = Mode::kE2e;
+            } else {
+                *message = "--mode must be powercut, kill or e2e";
                 return std::nullopt;
             }
-            options.mode = mode == "kill" ? Mode::kKill : Mode::kPowercut;
             mode_given = true;
         } else if (arg == "--cuts") {
             if (!need_number(1)) return std::nullopt;
@@ -129,6 +143,8 @@ std::optional<CampaignOptions> parse_options(int argc, char** argv, std::string*
             if (!need_text(&options.child_images)) return std::nullopt;
         } else if (arg == "--child-retries") {
             if (!need_text(&options.child_retries)) return std::nullopt;
+        } else if (arg == "--child-broker") {
+            if (!need_text(&options.child_broker)) return std::nullopt;
         } else if (arg == "--evidence-fd") {
             if (!need_number(0)) return std::nullopt;
             options.evidence_fd = static_cast<int>(number);
@@ -138,7 +154,7 @@ std::optional<CampaignOptions> parse_options(int argc, char** argv, std::string*
         }
     }
     if (!mode_given && options.child.empty()) {
-        *message = "--mode powercut|kill is required (see --help)";
+        *message = "--mode powercut|kill|e2e is required (see --help)";
         return std::nullopt;
     }
     return options;

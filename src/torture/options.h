@@ -10,7 +10,7 @@
 
 namespace outpost::torture {
 
-enum class Mode { kPowercut, kKill };
+enum class Mode { kPowercut, kKill, kE2e };
 
 struct CampaignOptions {
     Mode mode = Mode::kPowercut;
@@ -24,11 +24,12 @@ struct CampaignOptions {
     bool verbose = false;          // one line per run
 
     // Set only in a child started by the campaign (hidden options).
-    std::string child;  // "powercut" or "kill"
+    std::string child;  // "powercut", "kill" or "e2e"
     uint64_t child_index = 0;
     std::string child_db;
     std::string child_images;   // powercut: where the images go
     std::string child_retries;  // file of calls to retry first
+    std::string child_broker;   // e2e: the MQTT broker URI the publisher uses
     int evidence_fd = -1;
 };
 

@@ -47,6 +47,9 @@ void worker(Store& store, const WorkloadPlan& plan, int index,
             if (stop()) return;
             record_call(store, retry.token, retry.key, evidence);
         }
+    }
+    // mark_every 0: a publisher holds the lease and marks (e2e mode).
+    if (index == 0 && plan.mark_every > 0) {
         auto acquired = store::acquire_epoch(store.core(), "torture");
         auto opened = store.core().open_reader();
         if (acquired && opened) {

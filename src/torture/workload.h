@@ -28,7 +28,8 @@ struct WorkloadPlan {
     std::string token_prefix;  // unique per run: tokens name calls across runs
     int workers = 4;
     int alarms = 200;                // over all workers
-    int mark_every = 6;              // worker 0 marks SENT after this many of its records
+    int mark_every = 6;              // worker 0 marks SENT after this many of its records;
+                                     // 0: no marks, no purges (a publisher marks)
     int purge_every = 20;            // and purges after this many
     std::vector<RetryCall> retries;  // made first, by worker 0
 };
