@@ -100,7 +100,7 @@ struct TelemetryStats {
     uint64_t dropped_oversize = 0;   // payload above max_payload_bytes
     uint64_t dropped_invalid = 0;    // bad key or malformed datagram
     // Taken from the ring, then lost because the connection dropped at that
-    // moment, or still in the ring when stop() ran.
+    // moment; still in the ring when stop() ran; or offered after stop().
     uint64_t dropped_disconnected = 0;
     uint64_t datagrams = 0;  // datagrams received on the socket, valid or not
     size_t ring_depth = 0;   // messages waiting now
@@ -127,8 +127,8 @@ class TelemetryLane final {
 
     // Queues one message for "outpost/<gatewayId>/telemetry/<key>". Never
     // blocks on I/O; thread-safe; holds the ring lock only to move the
-    // message in. Returns false when refused (invalid key, oversize payload,
-    // lane stopped; each counted). True means queued, not delivered: it may
+    // message in. Returns false when refused: invalid key (dropped_invalid),
+    // oversize payload (dropped_oversize), lane stopped (dropped_disconnected). True means queued, not delivered: it may
     // still be coalesced or dropped later, and is counted then.
     bool offer(std::string_view key, std::string_view payload) noexcept;
 
