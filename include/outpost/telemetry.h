@@ -7,7 +7,11 @@
 //    bounded in-memory ring under a short lock and returns. The lane's own
 //    sender thread ("outpost-tele") drains the ring over its own MQTT v5
 //    connection (own client id, clean start, no persistence). It shares no
-//    lock, thread, connection or file with the alarm Publisher or the Store.
+//    lock, thread, connection or file of ours with the alarm Publisher or
+//    the Store, and its threads run at nice 10 so that a busy CPU serves
+//    the alarm path first. (Paho's C library runs one send and one receive
+//    thread for all clients of a process; the lane keeps at most 64 of its
+//    publishes queued there, see TelemetryStats and bench/telemetry_bench.)
 //  - Memory is bounded: at most ring_capacity messages of at most
 //    max_payload_bytes each wait in the ring. When it is full the OLDEST
 //    waiting message is dropped to make room (the newest values matter most).

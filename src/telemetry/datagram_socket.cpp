@@ -104,9 +104,10 @@ DatagramSocket::DatagramSocket(std::string path, int socket_fd, int wake_fd,
 
 DatagramSocket::~DatagramSocket() { stop(); }
 
-void DatagramSocket::run(Handler handler) {
-    thread_ = std::thread([this, handler = std::move(handler)] {
+void DatagramSocket::run(Handler handler, std::function<void()> on_start) {
+    thread_ = std::thread([this, handler = std::move(handler), on_start = std::move(on_start)] {
         ::pthread_setname_np(::pthread_self(), "outpost-tele-dg");
+        on_start();
         receive_loop(handler);
     });
 }

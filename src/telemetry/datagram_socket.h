@@ -33,8 +33,8 @@ class DatagramSocket final {
     DatagramSocket(const DatagramSocket&) = delete;
     DatagramSocket& operator=(const DatagramSocket&) = delete;
 
-    // Starts the socket thread. Call once.
-    void run(Handler handler);
+    // Starts the socket thread, which first calls `on_start`. Call once.
+    void run(Handler handler, std::function<void()> on_start);
 
     // Joins the thread, closes the socket and removes the file. Idempotent.
     void stop();

@@ -68,7 +68,7 @@ void TelemetryLane::Impl::run() {
     if (socket_) {
         socket_->run([this](std::string_view bytes, bool truncated) {
             offer_datagram(bytes, truncated);
-        });
+        }, [] { lower_thread_priority(); });
     }
 }
 

@@ -26,6 +26,13 @@
 
 namespace outpost {
 
+// The lane's threads run at this nice value, so that on a busy CPU the
+// scheduler prefers the alarm path (the store and the publisher).
+constexpr int kTelemetryNice = 10;
+
+// Applies kTelemetryNice to the calling thread.
+void lower_thread_priority();
+
 class TelemetryLane::Impl final {
   public:
     explicit Impl(const TelemetryOptions& options);

@@ -3,6 +3,8 @@
 // QoS 0, one at a time. While disconnected it only reconnects; offer() keeps
 // filling the ring, which drops its oldest messages when full.
 #include <pthread.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include <chrono>
 
@@ -17,8 +19,15 @@ constexpr std::chrono::milliseconds kBusyRetry{1};
 
 }  // namespace
 
+void lower_thread_priority() {
+    // Linux nice values are per thread: this one only. Failure (a seccomp
+    // filter, say) leaves the default priority, which is still correct.
+    ::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), kTelemetryNice);
+}
+
 void TelemetryLane::Impl::sender_loop() {
     ::pthread_setname_np(::pthread_self(), "outpost-tele");
+    lower_thread_priority();
     publish::Backoff backoff(options_.reconnect_initial.count(), options_.reconnect_max.count(),
                              options_.jitter_seed);
     int64_t failures = 0;
