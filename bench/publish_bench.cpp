@@ -27,6 +27,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench_support.h"
 #include "mosquitto_fixture.h"
 #include "outpost/publisher.h"
 #include "outpost/store.h"
@@ -46,27 +47,6 @@ struct Args {
     int devices = 16;
     int rounds = 3;
 };
-
-Args parse_args(int argc, char** argv) {
-    Args args;
-    std::map<std::string, int*> fields = {
-        {"--alarms", &args.alarms},   {"--window", &args.window},   {"--rate", &args.rate},
-        {"--seconds", &args.seconds}, {"--devices", &args.devices}, {"--rounds", &args.rounds}};
-    for (int i = 1; i < argc; ++i) {
-        std::string arg = argv[i];
-        const size_t equals = arg.find('=');
-        auto field = fields.find(arg.substr(0, equals));
-        if (equals == std::string::npos || field == fields.end()) {
-            std::fprintf(stderr,
-                         "usage: %s [--alarms=N] [--window=W] [--rate=R] [--seconds=S] "
-                         "[--devices=D] [--rounds=N]\n",
-                         argv[0]);
-            std::exit(2);
-        }
-        *field->second = std::max(1, std::atoi(arg.c_str() + equals + 1));
-    }
-    return args;
-}
 
 double seconds_since(Steady::time_point start) {
     return std::chrono::duration<double>(Steady::now() - start).count();
@@ -226,11 +206,6 @@ DrainRound drain_round(const testing::Mosquitto& broker, const Args& args) {
     return round;
 }
 
-double median(std::vector<double> values) {
-    std::sort(values.begin(), values.end());
-    return values[values.size() / 2];
-}
-
 // Three rounds, medians: a shared 2-core box makes single runs noisy.
 nlohmann::json drain(const testing::Mosquitto& broker, const Args& args) {
     std::vector<DrainRound> rounds;
@@ -242,8 +217,8 @@ nlohmann::json drain(const testing::Mosquitto& broker, const Args& args) {
         raw_rates.push_back(round.raw_rate);
         drained = drained && round.drained;
     }
-    const double rate = median(publisher_rates);
-    const double raw_rate = median(raw_rates);
+    const double rate = bench::median(publisher_rates);
+    const double raw_rate = bench::median(raw_rates);
     const DrainRound& last = rounds.back();
     const auto alarms = static_cast<uint64_t>(args.alarms);
     return {{"scenario", "drain"},
@@ -258,13 +233,6 @@ nlohmann::json drain(const testing::Mosquitto& broker, const Args& args) {
             {"wal_bytes_per_alarm", last.wal_total_bytes / alarms},
             {"wal_insert_bytes_per_alarm", last.wal_insert_bytes / alarms},
             {"wal_mark_bytes_per_alarm", (last.wal_total_bytes - last.wal_insert_bytes) / alarms}};
-}
-
-int64_t percentile(std::vector<double> values, double fraction) {
-    if (values.empty()) return -1;
-    std::sort(values.begin(), values.end());
-    size_t rank = static_cast<size_t>(fraction * static_cast<double>(values.size()));
-    return static_cast<int64_t>(values[std::min(rank, values.size() - 1)]);
 }
 
 nlohmann::json steady(const testing::Mosquitto& broker, const Args& args) {
@@ -302,15 +270,24 @@ nlohmann::json steady(const testing::Mosquitto& broker, const Args& args) {
             {"target_p99_ms", 20},
             {"publish_to_puback_p50_ms", status.publish_to_ack_p50_ms},
             {"publish_to_puback_p99_ms", status.publish_to_ack_p99_ms},
-            {"record_alarm_p50_ms", percentile(record_ms, 0.50)},
-            {"record_alarm_p99_ms", percentile(record_ms, 0.99)},
+            {"record_alarm_p50_ms", bench::percentile(record_ms, 0.50)},
+            {"record_alarm_p99_ms", bench::percentile(record_ms, 0.99)},
             {"wal_bytes_per_alarm", wal_bytes(*store) / static_cast<uint64_t>(total)}};
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-    const Args args = parse_args(argc, argv);
+    Args args;
+    if (!bench::parse_int_flags(argc, argv,
+                                {{"--alarms", &args.alarms},
+                                 {"--window", &args.window},
+                                 {"--rate", &args.rate},
+                                 {"--seconds", &args.seconds},
+                                 {"--devices", &args.devices},
+                                 {"--rounds", &args.rounds}})) {
+        return 2;
+    }
     if (!testing::mosquitto_available()) {
         std::fprintf(stderr, "mosquitto is not installed\n");
         return 77;
