@@ -9,7 +9,10 @@ std::optional<std::string> ParsedArguments::value(const std::string& option) con
 }
 
 const OptionSpec& global_options() {
-    static const OptionSpec spec{{"--db", "--quota-bytes"}, {"--json", "--help", "-h"}, 0};
+    // --socket is global so it may stand before the command word; only the
+    // commands whose spec lists it accept it (see main.cpp).
+    static const OptionSpec spec{
+        {"--db", "--quota-bytes", "--socket"}, {"--json", "--help", "-h"}, 0};
     return spec;
 }
 

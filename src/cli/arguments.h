@@ -11,7 +11,8 @@
 
 namespace outpost::cli {
 
-// What one command accepts on top of the global options (--db, --json, --help).
+// What one command accepts on top of the global options (--db, --quota-bytes,
+// --socket, --json, --help).
 struct OptionSpec {
     std::set<std::string> value_options;  // "--limit" takes the next word
     std::set<std::string> flag_options;   // "--all-dead" stands alone

@@ -7,10 +7,15 @@ const std::vector<Command>& all_commands() {
         {"status",
          "backlog, sent, dead, database size vs quota, lease holder",
          "Usage: outpostctl --db PATH status [--json] [--quota-bytes N]\n"
-         "Prints the outbox backlog (pending), sent and dead counts, the oldest\n"
-         "pending id, the database size against the quota (--quota-bytes, default\n"
-         "the store's default) and the publisher lease holder and epoch.\n",
-         {{}, {}, 0},
+         "       outpostctl status --socket PATH [--db PATH] [--json]\n"
+         "With --db: prints the outbox backlog (pending), sent and dead counts, the\n"
+         "oldest pending id, the database size against the quota (--quota-bytes,\n"
+         "default the store's default) and the publisher lease holder and epoch.\n"
+         "With --socket: asks the running outpostd (its socket is\n"
+         "/run/outpost/outpostd.sock unless configured otherwise) for its live\n"
+         "status and prints whatever it reports; with --db as well, the store part\n"
+         "follows (--json: {\"daemon\": ..., \"store\": ...}).\n",
+         {{"--socket"}, {}, 0},
          run_status},
         {"list",
          "outbox rows in one state, oldest first",
@@ -48,10 +53,16 @@ const std::vector<Command>& all_commands() {
          "Usage: outpostctl --db PATH raise-alarm --device D --type T --gateway GW\n"
          "           [--severity info|warning|minor|major|critical] [--value V]\n"
          "           [--unit U] [--text X] [--key IDEMPOTENCY_KEY] [--json]\n"
+         "       outpostctl raise-alarm --socket PATH --device D --type T [...]\n"
          "Records the alarm and its outbox event in one durable transaction and\n"
-         "prints the eventId only once that has succeeded. Creates the database\n"
-         "for gateway GW if it does not exist. Severity defaults to major.\n",
-         {{"--device", "--type", "--gateway", "--severity", "--value", "--unit", "--text", "--key"},
+         "prints the eventId only once that has succeeded. With --db, opens the\n"
+         "database itself and creates it for gateway GW if it does not exist.\n"
+         "With --socket, sends the alarm to the running outpostd instead (its\n"
+         "socket is /run/outpost/outpostd.sock unless configured otherwise), which\n"
+         "records it for its own gateway. Severity defaults to major. If no answer\n"
+         "comes back, the alarm may or may not be recorded: retry with the same --key.\n",
+         {{"--device", "--type", "--gateway", "--severity", "--value", "--unit", "--text", "--key",
+           "--socket"},
           {},
           0},
          run_raise_alarm},

@@ -1,6 +1,7 @@
 // outpostctl: the operator's tool for a gateway store database. It opens the
 // database file directly (next to a running publisher if need be: SQLite
-// locking and the lease keep them apart) and runs one command.
+// locking and the lease keep them apart) and runs one command; status and
+// raise-alarm can also go through a running outpostd's socket (--socket).
 #include <exception>
 #include <iostream>
 #include <string>
@@ -16,6 +17,7 @@ namespace {
 
 void print_tool_help(std::ostream& out) {
     out << "Usage: outpostctl --db PATH [--json] COMMAND [ARGS]\n"
+           "       outpostctl --socket PATH [--json] status|raise-alarm [ARGS]\n"
            "Inspects and repairs an Outpost gateway store.\n\n"
            "Commands:\n";
     for (const auto& command : all_commands()) {
@@ -23,7 +25,9 @@ void print_tool_help(std::ostream& out) {
         out << "  " << name << std::string(14 - name.size(), ' ') << command.summary << "\n";
     }
     out << "\nGlobal options:\n"
-           "  --db PATH         the store's database file (required)\n"
+           "  --db PATH         the store's database file\n"
+           "  --socket PATH     a running outpostd's socket (status, raise-alarm);\n"
+           "                    outpostd listens on /run/outpost/outpostd.sock by default\n"
            "  --json            machine-readable output on stdout\n"
            "  --quota-bytes N   quota to report and enforce (default 64 MiB)\n"
            "  --help            this text; 'outpostctl COMMAND --help' for a command\n\n"
@@ -50,6 +54,12 @@ int run(const std::vector<std::string>& words) {
         }
         if (!parse_for_command(words, command.options, context.args, error)) {
             return usage_error(context, std::string(command.name) + ": " + error);
+        }
+        if (context.args.value("--socket") &&
+            command.options.value_options.count("--socket") == 0) {
+            return usage_error(context, std::string(command.name) +
+                                            " works on the database only (--db); --socket goes "
+                                            "with status and raise-alarm");
         }
         return command.run(context);
     }

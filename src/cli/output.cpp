@@ -68,6 +68,28 @@ void print_row_detail(std::ostream& out, const store::OutboxRow& row, int64_t re
     out << "envelope:\n" << safe_dump(envelope_json(row.envelope)) << "\n";
 }
 
+void print_tree(std::ostream& out, const nlohmann::json& document, int depth) {
+    const std::string indent(static_cast<size_t>(depth) * 2, ' ');
+    auto print_entry = [&](const std::string& label, const nlohmann::json& value) {
+        if (value.is_structured() && !value.empty()) {
+            out << indent << label << ":\n";
+            print_tree(out, value, depth + 1);
+        } else if (value.is_string()) {
+            out << indent << label << ": " << value.get<std::string>() << "\n";
+        } else {
+            out << indent << label << ": " << safe_dump(value) << "\n";
+        }
+    };
+    if (document.is_object()) {
+        for (const auto& item : document.items()) print_entry(item.key(), item.value());
+    } else if (document.is_array()) {
+        for (size_t i = 0; i < document.size(); ++i)
+            print_entry("[" + std::to_string(i) + "]", document[i]);
+    } else {
+        out << indent << safe_dump(document) << "\n";
+    }
+}
+
 void print_json(std::ostream& out, const nlohmann::json& document) {
     out << safe_dump(document) << "\n";
 }

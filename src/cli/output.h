@@ -20,6 +20,11 @@ void print_row_table(std::ostream& out, const std::vector<store::OutboxRow>& row
 // "field: value" lines, then the envelope pretty-printed.
 void print_row_detail(std::ostream& out, const store::OutboxRow& row, int64_t replayed_at_ms);
 
+// Any JSON as "key: value" lines, nested objects and arrays indented by two
+// spaces per level below `depth`; strings unquoted. For documents whose
+// fields outpostctl does not know (the daemon's live status).
+void print_tree(std::ostream& out, const nlohmann::json& document, int depth = 0);
+
 // Writes `document` followed by a newline.
 void print_json(std::ostream& out, const nlohmann::json& document);
 

@@ -1,7 +1,9 @@
-// outpostctl status: the store's figures and who holds the publisher lease.
+// outpostctl status: the store's figures and who holds the publisher lease
+// (--db), and/or the live status of a running outpostd (--socket).
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/daemon_client.h"
 #include "cli/exit_codes.h"
 #include "cli/output.h"
 #include "store/outbox.h"
@@ -32,9 +34,14 @@ Result<LeaseInfo> read_lease(store::Db& reader) {
     return lease;
 }
 
-}  // namespace
+struct StoreStatus {
+    std::string gateway_id;
+    StoreStats stats;
+    LeaseInfo lease;
+};
 
-int run_status(Context& context) {
+// Fills `status` from the database named by --db; returns an exit code.
+int read_store_status(Context& context, StoreStatus& status) {
     int exit_code = kExitOk;
     auto store = open_store(context, "", exit_code);
     if (!store) return exit_code;
@@ -44,37 +51,83 @@ int run_status(Context& context) {
     if (!reader) return operation_error(context, "opening a reader", reader.status());
     auto lease = read_lease(*reader);
     if (!lease) return operation_error(context, "reading the lease", lease.status());
+    status = {store->core().gateway_id(), *stats, *lease};
+    return kExitOk;
+}
 
-    if (context.json) {
-        print_json(
-            context.out,
-            {{"gateway_id", store->core().gateway_id()},
-             {"pending", stats->pending},
-             {"sent", stats->sent},
-             {"dead", stats->dead},
-             {"oldest_pending_id", stats->oldest_pending_id},
-             {"database_bytes", stats->database_bytes},
-             {"quota_bytes", stats->quota_bytes},
-             {"lease",
-              {{"holder", lease->holder}, {"epoch", lease->epoch}, {"boot_id", lease->boot_id}}}});
+nlohmann::json store_status_json(const StoreStatus& status) {
+    const StoreStats& stats = status.stats;
+    const LeaseInfo& lease = status.lease;
+    return {
+        {"gateway_id", status.gateway_id},
+        {"pending", stats.pending},
+        {"sent", stats.sent},
+        {"dead", stats.dead},
+        {"oldest_pending_id", stats.oldest_pending_id},
+        {"database_bytes", stats.database_bytes},
+        {"quota_bytes", stats.quota_bytes},
+        {"lease", {{"holder", lease.holder}, {"epoch", lease.epoch}, {"boot_id", lease.boot_id}}}};
+}
+
+void print_store_status(std::ostream& out, const StoreStatus& status) {
+    const StoreStats& stats = status.stats;
+    double percent = stats.quota_bytes == 0 ? 0.0
+                                            : 100.0 * static_cast<double>(stats.database_bytes) /
+                                                  static_cast<double>(stats.quota_bytes);
+    out << "gateway:        " << status.gateway_id << "\n"
+        << "pending:        " << stats.pending << "\n"
+        << "sent:           " << stats.sent << "\n"
+        << "dead:           " << stats.dead << "\n"
+        << "oldest pending: "
+        << (stats.oldest_pending_id == 0 ? std::string("-")
+                                         : std::to_string(stats.oldest_pending_id))
+        << "\n"
+        << "database:       " << stats.database_bytes << " of " << stats.quota_bytes << " bytes ("
+        << static_cast<int>(percent + 0.5) << "%)\n"
+        << "lease:          "
+        << (status.lease.holder.empty() ? std::string("none") : status.lease.holder) << ", epoch "
+        << status.lease.epoch << "\n";
+}
+
+}  // namespace
+
+int run_status(Context& context) {
+    const bool from_daemon = context.args.value("--socket").has_value();
+    const bool from_store = context.args.value("--db").has_value();
+    StoreStatus store_status;
+    if (from_store || !from_daemon) {
+        // Without --socket this is the store-only status (and its --db error).
+        int exit_code = read_store_status(context, store_status);
+        if (exit_code != kExitOk) return exit_code;
+    }
+    if (!from_daemon) {
+        if (context.json) {
+            print_json(context.out, store_status_json(store_status));
+        } else {
+            print_store_status(context.out, store_status);
+        }
         return kExitOk;
     }
-    double percent = stats->quota_bytes == 0 ? 0.0
-                                             : 100.0 * static_cast<double>(stats->database_bytes) /
-                                                   static_cast<double>(stats->quota_bytes);
-    context.out << "gateway:        " << store->core().gateway_id() << "\n"
-                << "pending:        " << stats->pending << "\n"
-                << "sent:           " << stats->sent << "\n"
-                << "dead:           " << stats->dead << "\n"
-                << "oldest pending: "
-                << (stats->oldest_pending_id == 0 ? std::string("-")
-                                                  : std::to_string(stats->oldest_pending_id))
-                << "\n"
-                << "database:       " << stats->database_bytes << " of " << stats->quota_bytes
-                << " bytes (" << static_cast<int>(percent + 0.5) << "%)\n"
-                << "lease:          "
-                << (lease->holder.empty() ? std::string("none") : lease->holder) << ", epoch "
-                << lease->epoch << "\n";
+    int exit_code = kExitOk;
+    auto answer = ask_daemon(context, {{"op", "status"}}, "the status request", false, exit_code);
+    if (!answer) return exit_code;
+    // Whatever the daemon reports, rendered without knowing its fields.
+    nlohmann::json daemon = answer->value("status", nlohmann::json::object());
+    if (context.json) {
+        print_json(context.out, from_store
+                                    ? nlohmann::json{{"daemon", daemon},
+                                                     {"store", store_status_json(store_status)}}
+                                    : daemon);
+        return kExitOk;
+    }
+    if (!from_store) {
+        print_tree(context.out, daemon);
+        return kExitOk;
+    }
+    context.out << "outpostd:\n";
+    print_tree(context.out, daemon, 1);
+    context.out << "\nstore (" << *context.args.value("--db") << "):\n";
+    print_store_status(context.out, store_status);
     return kExitOk;
 }
 

@@ -19,9 +19,9 @@ Status connect_error(const std::string& path, int error) {
             return Status::error(StatusCode::kNotFound,
                                  "no socket at " + path + ": is outpostd running?");
         case ECONNREFUSED:
-            return Status::error(StatusCode::kUnavailable,
-                                 "nobody listens on " + path +
-                                     " (a stale socket file): outpostd is not running");
+            return Status::error(
+                StatusCode::kUnavailable,
+                "nobody listens on " + path + " (a stale socket file): outpostd is not running");
         case EACCES:
         case EPERM:
             return Status::error(StatusCode::kRejected,
@@ -48,7 +48,9 @@ Result<std::unique_ptr<Client>> Client::connect(const std::string& path) {
     return std::unique_ptr<Client>(new Client(path, fd));
 }
 
-Client::~Client() { ::close(fd_); }
+Client::~Client() {
+    ::close(fd_);
+}
 
 Result<std::string> Client::exchange(const std::string& request,
                                      std::chrono::milliseconds timeout) {
@@ -59,15 +61,13 @@ Result<std::string> Client::exchange(const std::string& request,
         case LineReader::Outcome::kLine:
             return line;
         case LineReader::Outcome::kTimedOut:
-            return Status::error(StatusCode::kTimeout,
-                                 "no answer from " + path_ + " within " +
-                                     std::to_string(timeout.count()) + " ms");
+            return Status::error(StatusCode::kTimeout, "no answer from " + path_ + " within " +
+                                                           std::to_string(timeout.count()) + " ms");
         case LineReader::Outcome::kClosed:
-            return Status::error(StatusCode::kUnavailable,
-                                 "outpostd closed the connection on " + path_ +
-                                     " without answering" +
-                                     (sent ? "" : std::string(" (") + std::strerror(send_errno) +
-                                                      ")"));
+            return Status::error(
+                StatusCode::kUnavailable,
+                "outpostd closed the connection on " + path_ + " without answering" +
+                    (sent ? "" : std::string(" (") + std::strerror(send_errno) + ")"));
         default:
             return Status::error(StatusCode::kIoError,
                                  "reading the answer from " + path_ + ": " + std::strerror(errno));
@@ -82,9 +82,9 @@ Result<nlohmann::json> Client::call(const nlohmann::json& request,
     if (!answer) return answer.status();
     auto document = nlohmann::json::parse(*answer, nullptr, false);
     if (document.is_discarded() || !document.is_object()) {
-        return Status::error(StatusCode::kInternal,
-                             "outpostd answered something that is not a JSON object: " +
-                                 answer->substr(0, 200));
+        return Status::error(
+            StatusCode::kInternal,
+            "outpostd answered something that is not a JSON object: " + answer->substr(0, 200));
     }
     return document;
 }

@@ -14,7 +14,7 @@
 namespace outpost::ingest {
 
 class Client final {
-public:
+  public:
     // Connects to the socket at `path`. Errors, each with its own message:
     // kNotFound (no socket file there), kUnavailable (a socket file, but
     // nobody listens: outpostd is not running), kRejected (permission
@@ -36,7 +36,7 @@ public:
 
     int fd() const { return fd_; }
 
-private:
+  private:
     Client(std::string path, int fd)
         : path_(std::move(path)), fd_(fd), reader_(fd, kMaxAnswerBytes) {}
 

@@ -17,8 +17,7 @@ Status check_options(const ServerOptions& options) {
         return Status::error(StatusCode::kInvalidArgument, "max_clients must be at least 1");
     }
     if (options.max_request_bytes < 64) {
-        return Status::error(StatusCode::kInvalidArgument,
-                             "max_request_bytes must be at least 64");
+        return Status::error(StatusCode::kInvalidArgument, "max_request_bytes must be at least 64");
     }
     if (options.idle_timeout.count() <= 0) {
         return Status::error(StatusCode::kInvalidArgument, "idle_timeout must be positive");
@@ -35,8 +34,8 @@ Status check_options(const ServerOptions& options) {
 Result<std::unique_ptr<Server>> Server::start(Store& store, const ServerOptions& options,
                                               StatusProvider status) {
     if (Status checked = check_options(options); !checked) return checked;
-    auto listener = ListenSocket::open(options.socket_path, options.socket_mode,
-                                       options.max_clients);
+    auto listener =
+        ListenSocket::open(options.socket_path, options.socket_mode, options.max_clients);
     if (!listener) return listener.status();
     int wake[2];
     if (::pipe2(wake, O_CLOEXEC) != 0) {
@@ -51,10 +50,16 @@ Result<std::unique_ptr<Server>> Server::start(Store& store, const ServerOptions&
 
 Server::Server(std::unique_ptr<ServerImpl> impl) : impl_(std::move(impl)) {}
 
-Server::~Server() { stop(); }
+Server::~Server() {
+    stop();
+}
 
-void Server::stop() { impl_->stop(); }
+void Server::stop() {
+    impl_->stop();
+}
 
-ServerStats Server::stats() const { return impl_->stats(); }
+ServerStats Server::stats() const {
+    return impl_->stats();
+}
 
 }  // namespace outpost::ingest

@@ -63,7 +63,7 @@ using StatusProvider = std::function<nlohmann::json()>;
 class ServerImpl;
 
 class Server final {
-public:
+  public:
     // Binds and listens on options.socket_path and starts serving. `store`
     // is borrowed and must outlive the Server.
     // Errors: kInvalidArgument (empty or too long path, a non-socket file in
@@ -83,7 +83,7 @@ public:
     void stop();
     ServerStats stats() const;
 
-private:
+  private:
     explicit Server(std::unique_ptr<ServerImpl> impl);
     std::unique_ptr<ServerImpl> impl_;
 };

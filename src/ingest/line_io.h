@@ -12,7 +12,7 @@ namespace outpost::ingest {
 // Reads lines from a borrowed descriptor, keeping bytes that arrived after a
 // newline for the next call. Not thread-safe: one reader per descriptor.
 class LineReader final {
-public:
+  public:
     enum class Outcome {
         kLine,      // `line` holds one line without its '\n'
         kClosed,    // the peer closed (a partial last line is dropped)
@@ -29,7 +29,7 @@ public:
 
     Outcome next(std::string& line, std::chrono::milliseconds timeout);
 
-private:
+  private:
     bool take_buffered_line(std::string& line);
 
     const int fd_;

@@ -71,11 +71,10 @@ Result<std::unique_ptr<ListenSocket>> ListenSocket::open(const std::string& path
     int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0) return errno_error("socket() for", path);
     if (::bind(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0) {
-        Status status = errno == EADDRINUSE
-                            ? Status::error(StatusCode::kBusy,
-                                            "another outpostd listens on " + path +
-                                                " (it appeared while starting)")
-                            : errno_error("cannot bind", path);
+        Status status = errno == EADDRINUSE ? Status::error(StatusCode::kBusy,
+                                                            "another outpostd listens on " + path +
+                                                                " (it appeared while starting)")
+                                            : errno_error("cannot bind", path);
         ::close(fd);
         return status;
     }
@@ -91,7 +90,9 @@ Result<std::unique_ptr<ListenSocket>> ListenSocket::open(const std::string& path
     return std::unique_ptr<ListenSocket>(new ListenSocket(path, fd, info.st_dev, info.st_ino));
 }
 
-ListenSocket::~ListenSocket() { close(); }
+ListenSocket::~ListenSocket() {
+    close();
+}
 
 void ListenSocket::close() {
     if (fd_ < 0) return;

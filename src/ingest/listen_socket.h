@@ -18,7 +18,7 @@ namespace outpost::ingest {
 Status unix_address(const std::string& path, struct sockaddr_un& address);
 
 class ListenSocket final {
-public:
+  public:
     // Errors: kInvalidArgument (bad path, a non-socket file in the way),
     // kBusy (a live server answers there), kIoError (with errno text).
     static Result<std::unique_ptr<ListenSocket>> open(const std::string& path, unsigned mode,
@@ -31,7 +31,7 @@ public:
     // Closes the descriptor and unlinks the socket file if it is still ours.
     void close();
 
-private:
+  private:
     ListenSocket(std::string path, int fd, dev_t device, ino_t inode)
         : path_(std::move(path)), fd_(fd), device_(device), inode_(inode) {}
 

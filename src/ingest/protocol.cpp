@@ -6,8 +6,8 @@ namespace outpost::ingest {
 
 namespace {
 
-bool read_string(const nlohmann::json& object, const char* name, bool required,
-                 std::string& target, WireError& error) {
+bool read_string(const nlohmann::json& object, const char* name, bool required, std::string& target,
+                 WireError& error) {
     auto found = object.find(name);
     if (found == object.end() || found->is_null()) {
         if (!required) return true;
@@ -25,8 +25,8 @@ bool read_string(const nlohmann::json& object, const char* name, bool required,
 }  // namespace
 
 std::optional<Alarm> alarm_from_json(const nlohmann::json& object, WireError& error) {
-    static const std::set<std::string> kFields = {"deviceId", "alarmType", "eventType",
-                                                  "severity", "value",     "unit",
+    static const std::set<std::string> kFields = {"deviceId", "alarmType",     "eventType",
+                                                  "severity", "value",         "unit",
                                                   "text",     "idempotencyKey"};
     if (!object.is_object()) {
         error = {kInvalidRequest, "\"alarm\" must be a JSON object"};
@@ -54,8 +54,9 @@ std::optional<Alarm> alarm_from_json(const nlohmann::json& object, WireError& er
     if (!severity.empty()) {
         auto parsed = parse_severity(severity);
         if (!parsed) {
-            error = {kInvalidRequest, "alarm.severity must be info, warning, minor, major or "
-                                      "critical"};
+            error = {kInvalidRequest,
+                     "alarm.severity must be info, warning, minor, major or "
+                     "critical"};
             return std::nullopt;
         }
         alarm.severity = *parsed;

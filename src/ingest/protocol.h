@@ -16,12 +16,12 @@ namespace outpost::ingest {
 // Wire error codes of the protocol itself. Store failures use
 // status_code_name(): invalid_argument, store_full, disk_full, io_error,
 // busy, outcome_unknown, closed, ...
-inline constexpr char kInvalidJson[] = "invalid_json";          // not one JSON document
-inline constexpr char kInvalidUtf8[] = "invalid_utf8";          // the line is not UTF-8
-inline constexpr char kInvalidRequest[] = "invalid_request";    // wrong shape, type, field
-inline constexpr char kUnknownOp[] = "unknown_op";              // "op" names no operation
-inline constexpr char kRequestTooLarge[] = "request_too_large"; // line over the limit
-inline constexpr char kInternal[] = "internal";                 // a bug; the message says where
+inline constexpr char kInvalidJson[] = "invalid_json";           // not one JSON document
+inline constexpr char kInvalidUtf8[] = "invalid_utf8";           // the line is not UTF-8
+inline constexpr char kInvalidRequest[] = "invalid_request";     // wrong shape, type, field
+inline constexpr char kUnknownOp[] = "unknown_op";               // "op" names no operation
+inline constexpr char kRequestTooLarge[] = "request_too_large";  // line over the limit
+inline constexpr char kInternal[] = "internal";                  // a bug; the message says where
 
 struct WireError {
     std::string code;

@@ -29,8 +29,10 @@ bool only_fields(const nlohmann::json& request, std::initializer_list<const char
 }  // namespace
 
 nlohmann::json stats_to_json(const ServerStats& stats) {
-    return {{"connections", stats.connections},     {"requests", stats.requests},
-            {"alarmsRecorded", stats.alarms_recorded}, {"errors", stats.errors},
+    return {{"connections", stats.connections},
+            {"requests", stats.requests},
+            {"alarmsRecorded", stats.alarms_recorded},
+            {"errors", stats.errors},
             {"clients", stats.clients}};
 }
 

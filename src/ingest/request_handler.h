@@ -20,17 +20,16 @@ struct HandledRequest {
 };
 
 class RequestHandler final {
-public:
+  public:
     // `store` is borrowed for the handler's life. `ingest_stats` fills the
     // answer to "status" when `status` is empty.
-    RequestHandler(Store& store, StatusProvider status,
-                   std::function<ServerStats()> ingest_stats)
+    RequestHandler(Store& store, StatusProvider status, std::function<ServerStats()> ingest_stats)
         : store_(store), status_(std::move(status)), ingest_stats_(std::move(ingest_stats)) {}
 
     // `line` is one request without its newline. Never throws.
     HandledRequest handle(const std::string& line) const;
 
-private:
+  private:
     HandledRequest dispatch(const nlohmann::json& request) const;
     HandledRequest raise_alarm(const nlohmann::json& request) const;
     nlohmann::json status_answer() const;

@@ -3,6 +3,8 @@
 // acceptor's and each connection's) wakes and stays awake. A connection
 // thread checks the flag only between requests, so a request being executed
 // (a record_alarm waiting for its durable commit) always gets its answer.
+#include "ingest/server_impl.h"
+
 #include <poll.h>
 #include <pthread.h>
 #include <sys/socket.h>
@@ -12,7 +14,6 @@
 
 #include "ingest/line_io.h"
 #include "ingest/protocol.h"
-#include "ingest/server_impl.h"
 
 namespace outpost::ingest {
 
@@ -161,7 +162,7 @@ void ServerImpl::serve(int fd, Connection* self) {
                 break;
             case LineReader::Outcome::kStopping:
                 break;  // the loop ends; the client hears why below
-            default:  // closed by the peer or a read error
+            default:    // closed by the peer or a read error
                 open = false;
                 break;
         }

@@ -32,8 +32,11 @@ inline std::string read_whole_file(const std::string& path) {
     return buffer.str();
 }
 
-// `scratch_dir` receives the captured streams.
-inline CliRun run_outpostctl(const std::vector<std::string>& args, const std::string& scratch_dir) {
+// `scratch_dir` receives the captured streams. `launcher` (may be empty) is
+// a command line that runs outpostctl, e.g. {"setpriv", "--reuid", "65534", ...}.
+inline CliRun run_outpostctl_via(const std::vector<std::string>& launcher,
+                                 const std::vector<std::string>& args,
+                                 const std::string& scratch_dir) {
     const char* binary = std::getenv("OUTPOSTCTL");
     if (binary == nullptr || *binary == '\0') throw std::runtime_error("OUTPOSTCTL is not set");
     std::string out_path = scratch_dir + "/cli.stdout";
@@ -45,16 +48,17 @@ inline CliRun run_outpostctl(const std::vector<std::string>& args, const std::st
                                      0644);
     posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
                                      0644);
-    std::vector<std::string> words{binary};
+    std::vector<std::string> words = launcher;
+    words.push_back(binary);
     words.insert(words.end(), args.begin(), args.end());
     std::vector<char*> argv;
     for (auto& word : words) argv.push_back(word.data());
     argv.push_back(nullptr);
 
     pid_t pid = 0;
-    int rc = posix_spawn(&pid, binary, &actions, nullptr, argv.data(), environ);
+    int rc = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
     posix_spawn_file_actions_destroy(&actions);
-    if (rc != 0) throw std::runtime_error(std::string("posix_spawn ") + binary + " failed");
+    if (rc != 0) throw std::runtime_error("posix_spawnp " + words.front() + " failed");
     int wait_status = 0;
     if (waitpid(pid, &wait_status, 0) != pid) throw std::runtime_error("waitpid failed");
 
@@ -63,6 +67,10 @@ inline CliRun run_outpostctl(const std::vector<std::string>& args, const std::st
     run.out = read_whole_file(out_path);
     run.err = read_whole_file(err_path);
     return run;
+}
+
+inline CliRun run_outpostctl(const std::vector<std::string>& args, const std::string& scratch_dir) {
+    return run_outpostctl_via({}, args, scratch_dir);
 }
 
 }  // namespace outpost::testing

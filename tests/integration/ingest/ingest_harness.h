@@ -3,6 +3,10 @@
 #ifndef OUTPOST_TESTS_INGEST_HARNESS_H
 #define OUTPOST_TESTS_INGEST_HARNESS_H
 
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -20,14 +24,25 @@ namespace outpost::testing {
 constexpr std::chrono::milliseconds kAnswerTimeout{30000};
 
 struct IngestHarness {
-    explicit IngestHarness(ingest::ServerOptions options = {}) {
+    // Opens the store and, unless `start_now` is false, starts the server on
+    // <dir>/outpostd.sock (else set things up, then call start()).
+    explicit IngestHarness(ingest::ServerOptions server_options = {},
+                           ingest::StatusProvider status_provider = {}, bool start_now = true)
+        : options(std::move(server_options)), status(std::move(status_provider)) {
         db_path = dir.file("store.db");
         store = open_store(db_path, test_options());
-        options.socket_path = dir.file("outpostd.sock");
+        if (options.socket_path.empty()) options.socket_path = dir.file("outpostd.sock");
         socket_path = options.socket_path;
-        auto started = ingest::Server::start(*store, options);
-        if (!started) throw std::runtime_error("start: " + started.status().to_string());
+        if (!start_now) return;
+        Status started = start();
+        if (!started) throw std::runtime_error("start: " + started.to_string());
+    }
+
+    Status start() {
+        auto started = ingest::Server::start(*store, options, status);
+        if (!started) return started.status();
         server = std::move(*started);
+        return Status::ok();
     }
 
     std::unique_ptr<ingest::Client> connect() const {
@@ -37,6 +52,8 @@ struct IngestHarness {
     }
 
     TempDir dir;
+    ingest::ServerOptions options;
+    ingest::StatusProvider status;
     std::string db_path;
     std::string socket_path;
     std::unique_ptr<Store> store;
@@ -57,14 +74,22 @@ inline nlohmann::json send_raw(ingest::Client& client, const std::string& line) 
 }
 
 inline nlohmann::json alarm_request(const std::string& device, const std::string& key = "") {
-    nlohmann::json alarm = {{"deviceId", device},
-                            {"alarmType", "OVER_TEMPERATURE"},
-                            {"severity", "critical"},
-                            {"value", 97.5},
-                            {"unit", "degC"},
-                            {"text", "bearing temperature above limit"}};
+    nlohmann::json alarm = {{"deviceId", device},     {"alarmType", "OVER_TEMPERATURE"},
+                            {"severity", "critical"}, {"value", 97.5},
+                            {"unit", "degC"},         {"text", "bearing temperature above limit"}};
     if (!key.empty()) alarm["idempotencyKey"] = key;
     return {{"op", "raise_alarm"}, {"alarm", alarm}};
+}
+
+// Leaves a socket file nobody listens on, the way a killed daemon does.
+inline void leave_stale_socket(const std::string& path) {
+    int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    path.copy(address.sun_path, sizeof address.sun_path - 1);
+    int rc = ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
+    ::close(fd);
+    if (rc != 0) throw std::runtime_error("bind " + path + " failed");
 }
 
 inline std::string error_code(const nlohmann::json& answer) {

@@ -29,16 +29,6 @@ bool exists(const std::string& path) {
     return ::lstat(path.c_str(), &info) == 0;
 }
 
-// Leaves a socket file behind the way a killed daemon does.
-void make_stale_socket(const std::string& path) {
-    int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
-    sockaddr_un address{};
-    address.sun_family = AF_UNIX;
-    path.copy(address.sun_path, sizeof address.sun_path - 1);
-    REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
-    ::close(fd);
-}
-
 // Reads one line the server sends on its own (without a request).
 std::string unsolicited_line(outpost::ingest::Client& client) {
     outpost::ingest::LineReader reader(client.fd(), 65536);
@@ -50,21 +40,14 @@ std::string unsolicited_line(outpost::ingest::Client& client) {
 }  // namespace
 
 TEST_CASE("a stale socket file is replaced and served", "[ingest]") {
-    outpost::testing::TempDir dir;
-    auto store = outpost::testing::open_store(dir.file("store.db"),
-                                              outpost::testing::test_options());
-    outpost::ingest::ServerOptions options;
-    options.socket_path = dir.file("outpostd.sock");
-    make_stale_socket(options.socket_path);
-    REQUIRE(exists(options.socket_path));
-    auto refused = outpost::ingest::Client::connect(options.socket_path);
+    IngestHarness harness({}, {}, false);
+    outpost::testing::leave_stale_socket(harness.socket_path);
+    REQUIRE(exists(harness.socket_path));
+    auto refused = outpost::ingest::Client::connect(harness.socket_path);
     CHECK(refused.status().code() == StatusCode::kUnavailable);
 
-    auto server = outpost::ingest::Server::start(*store, options);
-    REQUIRE_OK(server);
-    auto client = outpost::ingest::Client::connect(options.socket_path);
-    REQUIRE_OK(client);
-    CHECK(call(**client, {{"op", "ping"}})["ok"] == true);
+    REQUIRE_OK(harness.start());
+    CHECK(call(*harness.connect(), {{"op", "ping"}})["ok"] == true);
 }
 
 TEST_CASE("a live socket is refused and its server keeps serving", "[ingest]") {
@@ -81,17 +64,13 @@ TEST_CASE("a live socket is refused and its server keeps serving", "[ingest]") {
 }
 
 TEST_CASE("a file that is not a socket is refused and left alone", "[ingest]") {
-    outpost::testing::TempDir dir;
-    auto store = outpost::testing::open_store(dir.file("store.db"),
-                                              outpost::testing::test_options());
-    outpost::ingest::ServerOptions options;
-    options.socket_path = dir.file("precious.txt");
-    std::ofstream(options.socket_path) << "keep me\n";
-    auto server = outpost::ingest::Server::start(*store, options);
-    REQUIRE_FALSE(server.is_ok());
-    CHECK(server.status().code() == StatusCode::kInvalidArgument);
+    IngestHarness harness({}, {}, false);
+    std::ofstream(harness.socket_path) << "keep me\n";
+    outpost::Status started = harness.start();
+    REQUIRE_FALSE(started.is_ok());
+    CHECK(started.code() == StatusCode::kInvalidArgument);
     std::string kept;
-    std::getline(std::ifstream(options.socket_path), kept);
+    std::getline(std::ifstream(harness.socket_path), kept);
     CHECK(kept == "keep me");
 }
 
@@ -152,39 +131,31 @@ TEST_CASE("an idle connection is told so and closed", "[ingest]") {
 
 TEST_CASE("stop finishes the request in progress, closes idle clients and removes the socket",
           "[ingest]") {
-    outpost::testing::TempDir dir;
-    auto store = outpost::testing::open_store(dir.file("store.db"),
-                                              outpost::testing::test_options());
     std::mutex mutex;
     std::condition_variable changed;
     bool entered = false;
     bool release = false;
-    outpost::ingest::ServerOptions options;
-    options.socket_path = dir.file("outpostd.sock");
     // A status provider that holds its request until the test lets it go.
-    auto server = outpost::ingest::Server::start(*store, options, [&] {
+    IngestHarness harness({}, [&] {
         std::unique_lock<std::mutex> lock(mutex);
         entered = true;
         changed.notify_all();
         changed.wait(lock, [&] { return release; });
         return nlohmann::json{{"held", true}};
     });
-    REQUIRE_OK(server);
-    auto idle = outpost::ingest::Client::connect(options.socket_path);
-    REQUIRE_OK(idle);
-    REQUIRE(call(**idle, {{"op", "ping"}})["ok"] == true);
-    auto busy = outpost::ingest::Client::connect(options.socket_path);
-    REQUIRE_OK(busy);
+    auto idle = harness.connect();
+    REQUIRE(call(*idle, {{"op", "ping"}})["ok"] == true);
+    auto busy = harness.connect();
     auto pending = std::async(std::launch::async, [&] {
-        return (*busy)->exchange(R"({"op":"status"})", outpost::testing::kAnswerTimeout);
+        return busy->exchange(R"({"op":"status"})", outpost::testing::kAnswerTimeout);
     });
     {
         std::unique_lock<std::mutex> lock(mutex);
         changed.wait(lock, [&] { return entered; });
     }
-    auto stopping = std::async(std::launch::async, [&] { (*server)->stop(); });
+    auto stopping = std::async(std::launch::async, [&] { harness.server->stop(); });
     // stop() removes the socket file before it waits for the connections.
-    while (exists(options.socket_path)) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    while (exists(harness.socket_path)) std::this_thread::sleep_for(std::chrono::milliseconds(1));
     {
         std::lock_guard<std::mutex> lock(mutex);
         release = true;
@@ -194,8 +165,8 @@ TEST_CASE("stop finishes the request in progress, closes idle clients and remove
     auto answer = pending.get();
     REQUIRE_OK(answer);
     CHECK(nlohmann::json::parse(*answer)["status"]["held"] == true);
-    CHECK(error_code(nlohmann::json::parse(unsolicited_line(**idle))) == "closed");
-    CHECK_FALSE(exists(options.socket_path));
-    auto late = outpost::ingest::Client::connect(options.socket_path);
+    CHECK(error_code(nlohmann::json::parse(unsolicited_line(*idle))) == "closed");
+    CHECK_FALSE(exists(harness.socket_path));
+    auto late = outpost::ingest::Client::connect(harness.socket_path);
     CHECK(late.status().code() == StatusCode::kNotFound);
 }

@@ -53,8 +53,8 @@ TEST_CASE("optional alarm fields may be left out and take their defaults", "[ing
     INFO(answer.dump());
     REQUIRE(answer["ok"] == true);
     RawSqlite raw(harness.db_path, SQLITE_OPEN_READONLY);
-    std::string where = " FROM alarm_record WHERE event_id = '" +
-                        answer["eventId"].get<std::string>() + "'";
+    std::string where =
+        " FROM alarm_record WHERE event_id = '" + answer["eventId"].get<std::string>() + "'";
     CHECK(raw.text("SELECT severity" + where) == "major");
     CHECK(raw.text("SELECT event_type" + where) == "ALARM_CLEARED");
     CHECK(raw.integer("SELECT value IS NULL" + where) == 1);
@@ -127,8 +127,7 @@ TEST_CASE("eight concurrent clients raising fifty alarms each get distinct ids, 
     CHECK(raw.integer("SELECT count(DISTINCT device_id) FROM outbox WHERE seq BETWEEN 1 AND 50") ==
           kClients);
     CHECK(raw.integer("SELECT max(seq) FROM outbox") == kAlarmsEach);
-    CHECK(harness.server->stats().alarms_recorded ==
-          static_cast<uint64_t>(kClients * kAlarmsEach));
+    CHECK(harness.server->stats().alarms_recorded == static_cast<uint64_t>(kClients * kAlarmsEach));
 }
 
 TEST_CASE("ping answers ok and status reports store figures and ingest counters", "[ingest]") {
@@ -145,17 +144,9 @@ TEST_CASE("ping answers ok and status reports store figures and ingest counters"
 }
 
 TEST_CASE("status answers with what the status provider returns", "[ingest]") {
-    outpost::testing::TempDir dir;
-    auto store = outpost::testing::open_store(dir.file("store.db"),
-                                              outpost::testing::test_options());
-    outpost::ingest::ServerOptions options;
-    options.socket_path = dir.file("s.sock");
-    auto server = outpost::ingest::Server::start(*store, options, [] {
+    IngestHarness harness({}, [] {
         return nlohmann::json{{"publisher", {{"connected", true}, {"inFlight", 3}}}};
     });
-    REQUIRE_OK(server);
-    auto client = outpost::ingest::Client::connect(options.socket_path);
-    REQUIRE_OK(client);
-    auto answer = call(**client, {{"op", "status"}});
+    auto answer = call(*harness.connect(), {{"op", "status"}});
     CHECK(answer["status"]["publisher"]["inFlight"] == 3);
 }
