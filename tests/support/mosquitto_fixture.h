@@ -25,6 +25,7 @@
 #include <deque>
 #include <fstream>
 #include <sstream>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -136,8 +137,20 @@ inline std::string tail_of(const std::string& text, size_t lines) {
     return text.substr(at);
 }
 
+// A TLS listener instead of plain TCP. Paths are PEM files.
+struct MosquittoTls {
+    std::string ca_file;    // trust anchor for client certificates
+    std::string cert_file;  // the broker's certificate
+    std::string key_file;
+    // Mutual TLS: a client without a certificate from ca_file is refused,
+    // and the certificate's CN becomes the user name (ACL patterns' %u).
+    bool require_certificate = true;
+};
+
 struct MosquittoConfig {
     bool allow_anonymous = true;
+    // Set: the one listener speaks TLS (uri() says "ssl://").
+    std::optional<MosquittoTls> tls;
     // user name -> password, written with mosquitto_passwd.
     std::vector<std::pair<std::string, std::string>> users;
     // acl_file contents; empty means no ACL file (everything allowed).
@@ -165,7 +178,9 @@ class Mosquitto final {
     Mosquitto& operator=(const Mosquitto&) = delete;
 
     int port() const { return port_; }
-    std::string uri() const { return "tcp://127.0.0.1:" + std::to_string(port_); }
+    std::string uri() const {
+        return (config_.tls ? "ssl://127.0.0.1:" : "tcp://127.0.0.1:") + std::to_string(port_);
+    }
     const std::string& directory() const { return dir_.path(); }
     std::string log_path() const { return dir_.file("mosquitto.log"); }
     std::string log() const { return read_file(log_path()); }
@@ -231,6 +246,15 @@ class Mosquitto final {
              << "user root\n"
              << "max_inflight_messages " << config_.max_inflight_messages << "\n"
              << "max_queued_messages " << config_.max_queued_messages << "\n";
+        if (config_.tls) {
+            conf << "cafile " << config_.tls->ca_file << "\n"
+                 << "certfile " << config_.tls->cert_file << "\n"
+                 << "keyfile " << config_.tls->key_file << "\n";
+            if (config_.tls->require_certificate) {
+                conf << "require_certificate true\n"
+                     << "use_identity_as_username true\n";
+            }
+        }
         if (config_.persistence) {
             conf << "persistence true\n"
                  << "persistence_location " << dir_.path() << "/\n";

@@ -96,8 +96,10 @@ struct Received {
 // queues messages for it across a broker restart.
 class Subscriber final {
   public:
+    // `extra` goes to mosquitto_sub as is (e.g. --cafile/--cert/--key).
     Subscriber(const Mosquitto& broker, const std::string& client_id, bool persistent = false,
-               const std::string& username = "", const std::string& password = "")
+               const std::string& username = "", const std::string& password = "",
+               const std::vector<std::string>& extra = {})
         : broker_(broker), client_id_(client_id) {
         const std::string program = find_program("mosquitto_sub");
         if (program.empty()) throw std::runtime_error("mosquitto_sub is not installed");
@@ -107,6 +109,7 @@ class Subscriber final {
             "-t",    "outpost/#", "-i",        client_id};
         if (persistent) argv.push_back("-c");
         if (!username.empty()) argv.insert(argv.end(), {"-u", username, "-P", password});
+        argv.insert(argv.end(), extra.begin(), extra.end());
         output_ = dir_.file("sub.out");
         pid_ = spawn_logged(argv, output_);
         // Ready once the broker has acknowledged the subscription.
