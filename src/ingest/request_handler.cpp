@@ -42,11 +42,20 @@ HandledRequest RequestHandler::handle(const std::string& line) const {
     }
     // Checked before parsing so the answer can say exactly what is wrong.
     if (!is_valid_utf8(line)) return refused(kInvalidUtf8, "the request is not valid UTF-8");
+    constexpr int kMaxDepth = 16;
+    if (nesting_depth(line, kMaxDepth) > kMaxDepth) {
+        return refused(kInvalidRequest, "JSON nested deeper than " + std::to_string(kMaxDepth) +
+                                            " levels; requests nest 2");
+    }
+    nlohmann::json request;
     try {
-        auto request = nlohmann::json::parse(line);
-        return dispatch(request);
-    } catch (const nlohmann::json::parse_error& error) {
+        request = nlohmann::json::parse(line);
+    } catch (const nlohmann::json::exception& error) {
+        // parse_error, and out_of_range for a number beyond double range.
         return refused(kInvalidJson, std::string("not one JSON object: ") + error.what());
+    }
+    try {
+        return dispatch(request);
     } catch (const std::exception& error) {
         return refused(kInternal, std::string("while handling the request: ") + error.what());
     }

@@ -54,6 +54,12 @@ std::vector<BadRequest> corpus() {
          alarm_line(valid_start + R"(,"text":")" + std::string(1100, 'x') + "\""),
          "invalid_argument"},
         {"invalid UTF-8", alarm_line(valid_start + ",\"text\":\"caf\xc3\x28\""), "invalid_utf8"},
+        {"a number beyond double range", alarm_line(valid_start + R"(,"value":1e999)"),
+         "invalid_json"},
+        {"nesting 30000 levels deep",
+         alarm_line(valid_start + R"(,"text":)" + std::string(30000, '[') +
+                    std::string(30000, ']')),
+         "invalid_request"},
         {"empty line", "", "invalid_request"},
     };
 }
