@@ -97,9 +97,9 @@ struct TelemetryOptions {
 
 // Counters count since start(); a snapshot, consistent per field.
 struct TelemetryStats {
-    uint64_t offered = 0;    // offer() calls, including datagrams passed on
-    uint64_t published = 0;  // handed to the MQTT client while connected
-    uint64_t coalesced = 0;  // replaced in the ring by a newer value of its key
+    uint64_t offered = 0;            // offer() calls, including datagrams passed on
+    uint64_t published = 0;          // handed to the MQTT client while connected
+    uint64_t coalesced = 0;          // replaced in the ring by a newer value of its key
     uint64_t dropped_ring_full = 0;  // oldest message pushed out of a full ring
     uint64_t dropped_oversize = 0;   // payload above max_payload_bytes
     uint64_t dropped_invalid = 0;    // bad key or malformed datagram
@@ -132,8 +132,8 @@ class TelemetryLane final {
     // Queues one message for "outpost/<gatewayId>/telemetry/<key>". Never
     // blocks on I/O; thread-safe; holds the ring lock only to move the
     // message in. Returns false when refused: invalid key (dropped_invalid),
-    // oversize payload (dropped_oversize), lane stopped (dropped_disconnected). True means queued, not delivered: it may
-    // still be coalesced or dropped later, and is counted then.
+    // oversize payload (dropped_oversize), lane stopped (dropped_disconnected). True means queued,
+    // not delivered: it may still be coalesced or dropped later, and is counted then.
     bool offer(std::string_view key, std::string_view payload) noexcept;
 
     // Thread-safe, cheap (a few atomics and one short lock).

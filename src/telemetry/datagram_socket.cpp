@@ -102,7 +102,9 @@ DatagramSocket::DatagramSocket(std::string path, int socket_fd, int wake_fd,
       wake_fd_(wake_fd),
       buffer_bytes_(max_datagram_bytes) {}
 
-DatagramSocket::~DatagramSocket() { stop(); }
+DatagramSocket::~DatagramSocket() {
+    stop();
+}
 
 void DatagramSocket::run(Handler handler, std::function<void()> on_start) {
     thread_ = std::thread([this, handler = std::move(handler), on_start = std::move(on_start)] {

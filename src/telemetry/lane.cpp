@@ -43,7 +43,9 @@ TelemetryLane::Impl::Impl(const TelemetryOptions& options)
       topic_prefix_("outpost/" + options.gateway_id + "/telemetry/"),
       ring_(options.ring_capacity, options.coalesce) {}
 
-TelemetryLane::Impl::~Impl() { stop(); }
+TelemetryLane::Impl::~Impl() {
+    stop();
+}
 
 Status TelemetryLane::Impl::open() {
     const std::string client_id = options_.client_id.empty()
@@ -66,9 +68,9 @@ Status TelemetryLane::Impl::open() {
 void TelemetryLane::Impl::run() {
     sender_thread_ = std::thread([this] { sender_loop(); });
     if (socket_) {
-        socket_->run([this](std::string_view bytes, bool truncated) {
-            offer_datagram(bytes, truncated);
-        }, [] { lower_thread_priority(); });
+        socket_->run(
+            [this](std::string_view bytes, bool truncated) { offer_datagram(bytes, truncated); },
+            [] { lower_thread_priority(); });
     }
 }
 
@@ -198,8 +200,12 @@ bool TelemetryLane::offer(std::string_view key, std::string_view payload) noexce
     return impl_->offer(key, payload);
 }
 
-TelemetryStats TelemetryLane::stats() const { return impl_->stats(); }
+TelemetryStats TelemetryLane::stats() const {
+    return impl_->stats();
+}
 
-void TelemetryLane::stop() { impl_->stop(); }
+void TelemetryLane::stop() {
+    impl_->stop();
+}
 
 }  // namespace outpost

@@ -69,9 +69,9 @@ class TelemetryLane::Impl final {
 
     mutable std::mutex ring_mutex_;
     std::condition_variable ring_changed_;  // a push, a lost connection, or stop
-    telemetry::TelemetryRing ring_;          // guarded by ring_mutex_
-    bool stopping_ = false;                  // guarded by ring_mutex_
-    bool connection_lost_ = false;           // guarded by ring_mutex_
+    telemetry::TelemetryRing ring_;         // guarded by ring_mutex_
+    bool stopping_ = false;                 // guarded by ring_mutex_
+    bool connection_lost_ = false;          // guarded by ring_mutex_
 
     std::mutex stop_mutex_;  // serialises stop() callers
     std::atomic<bool> accepting_{true};

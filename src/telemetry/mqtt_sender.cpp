@@ -128,8 +128,9 @@ Result<std::unique_ptr<MqttSender>> make_mqtt_sender(
         return std::unique_ptr<MqttSender>(
             std::make_unique<PahoSender>(options, std::move(client), std::move(on_lost)));
     } catch (const std::exception& error) {
-        return Status::error(StatusCode::kInvalidArgument,
-                             "telemetry MQTT client for " + options.broker_uri + ": " + error.what());
+        return Status::error(
+            StatusCode::kInvalidArgument,
+            "telemetry MQTT client for " + options.broker_uri + ": " + error.what());
     }
 }
 

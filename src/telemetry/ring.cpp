@@ -25,7 +25,7 @@ PushEffect TelemetryRing::push(TelemetryMessage&& message) {
     }
     if (coalesce_) waiting_.emplace(message.key, front_seq_ + line_.size());
     line_.push_back(std::move(message));
-    assert(line_.size() <= capacity_);                   // invariant 1
+    assert(line_.size() <= capacity_);                      // invariant 1
     assert(!coalesce_ || waiting_.size() == line_.size());  // invariant 3
     return effect;
 }

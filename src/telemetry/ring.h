@@ -27,9 +27,9 @@ struct TelemetryMessage {
 
 // What one push() did besides queueing.
 enum class PushEffect {
-    kQueued,          // appended at the back
-    kCoalesced,       // replaced the waiting message of the same key
-    kDroppedOldest,   // appended after the oldest message was dropped
+    kQueued,         // appended at the back
+    kCoalesced,      // replaced the waiting message of the same key
+    kDroppedOldest,  // appended after the oldest message was dropped
 };
 
 class TelemetryRing final {

@@ -2,7 +2,6 @@
 // subscriber (mosquitto_sub): topics, QoS 0, exact payloads, a broker
 // outage with drops counted and a resume, and the datagram socket.
 #include <catch2/catch.hpp>
-
 #include <string>
 #include <vector>
 
@@ -70,8 +69,9 @@ TEST_CASE("the lane connects with its own client id, apart from the alarm publis
     CHECK(broker.log().find("outpost-gw-tele-telemetry") != std::string::npos);
 }
 
-TEST_CASE("with the broker down, offers are still taken, the oldest are dropped and counted, "
-          "and the lane resumes after the restart") {
+TEST_CASE(
+    "with the broker down, offers are still taken, the oldest are dropped and counted, "
+    "and the lane resumes after the restart") {
     Mosquitto broker;
     TelemetryOptions options = lane_options(broker);
     options.ring_capacity = 100;
@@ -89,7 +89,8 @@ TEST_CASE("with the broker down, offers are still taken, the oldest are dropped 
     CHECK_FALSE(down.last_error.empty());
 
     broker.start();
-    REQUIRE(eventually_true([&] { return lane->stats().connected && lane->stats().reconnects >= 1; }));
+    REQUIRE(
+        eventually_true([&] { return lane->stats().connected && lane->stats().reconnects >= 1; }));
     // The ring's newest 100 (900..999) go out on reconnect.
     REQUIRE(eventually_true([&] { return lane->stats().ring_depth == 0; }));
     TelemetrySubscriber subscriber(broker, "tele-sub-after");

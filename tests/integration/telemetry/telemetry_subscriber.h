@@ -46,10 +46,10 @@ class TelemetrySubscriber final {
         const std::string program = find_program("mosquitto_sub");
         if (program.empty()) throw std::runtime_error("mosquitto_sub is not installed");
         output_ = dir_.file("sub.out");
-        pid_ = spawn_logged({program, "-h", "127.0.0.1", "-p", std::to_string(broker.port()),
-                             "-V", "mqttv5", "-q", "1", "-t", "outpost/+/telemetry/#", "-i",
-                             client_id, "-F", "%q %t %x"},
-                            output_);
+        pid_ = spawn_logged(
+            {program, "-h", "127.0.0.1", "-p", std::to_string(broker.port()), "-V", "mqttv5", "-q",
+             "1", "-t", "outpost/+/telemetry/#", "-i", client_id, "-F", "%q %t %x"},
+            output_);
         const std::string subscribed = "Sending SUBACK to " + client_id;
         if (!eventually_true([&] { return broker.log().find(subscribed) != std::string::npos; })) {
             throw std::runtime_error(client_id + " never subscribed:\n" + broker.log_tail());

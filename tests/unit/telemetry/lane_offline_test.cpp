@@ -1,13 +1,12 @@
 // The telemetry lane with no broker listening: what offer() accepts, refuses
 // and drops, how every message is counted, and the datagram socket's rules.
 // No service runs; the broker address is a loopback port nobody listens on.
-#include <catch2/catch.hpp>
-
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <chrono>
 #include <fstream>
 #include <functional>
@@ -200,7 +199,10 @@ TEST_CASE("a socket file left by a dead process is replaced") {
     TempDir dir;
     TelemetryOptions options = offline_options();
     options.datagram_socket = dir.file("telemetry.sock");
-    { BoundSocket dead(options.datagram_socket); REQUIRE(dead.bound); }  // file stays
+    {
+        BoundSocket dead(options.datagram_socket);
+        REQUIRE(dead.bound);
+    }  // file stays
     REQUIRE(::access(options.datagram_socket.c_str(), F_OK) == 0);
     auto lane = start_lane(options);
     REQUIRE(send_datagram(options.datagram_socket, "k\nv"));

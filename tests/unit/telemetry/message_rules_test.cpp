@@ -1,6 +1,5 @@
 // Telemetry keys (future topic levels) and the datagram format.
 #include <catch2/catch.hpp>
-
 #include <string>
 
 #include "outpost/telemetry.h"

@@ -1,10 +1,9 @@
 // The telemetry ring on its own: order, drop-oldest, coalescing.
-#include <catch2/catch.hpp>
+#include "telemetry/ring.h"
 
+#include <catch2/catch.hpp>
 #include <string>
 #include <vector>
-
-#include "telemetry/ring.h"
 
 using namespace outpost::telemetry;
 
