@@ -201,4 +201,14 @@ uint64_t EvidenceLog::acknowledged_calls() const {
     return count;
 }
 
+std::set<std::string> EvidenceLog::acknowledged_event_ids() const {
+    std::set<std::string> ids;
+    for (const auto& entry : calls_) {
+        for (const CallAttempt& attempt : entry.second.attempts) {
+            if (attempt.outcome == CallOutcome::kAcknowledged) ids.insert(attempt.event_id);
+        }
+    }
+    return ids;
+}
+
 }  // namespace outpost::faults

@@ -114,6 +114,8 @@ class EvidenceLog final {
     // flight or unknown): what a careful application retries after a crash.
     std::vector<std::string> open_calls() const;
     uint64_t acknowledged_calls() const;
+    // The event ids of every acknowledged attempt.
+    std::set<std::string> acknowledged_event_ids() const;
 
   private:
     std::map<std::string, CallEvidence> calls_;

@@ -13,6 +13,7 @@
 #include "faults/delivery_check.h"
 #include "outpost/publisher.h"
 #include "outpost/store.h"
+#include "torture/bridge_leg.h"
 #include "torture/child.h"
 #include "torture/fault_plan.h"
 #include "torture/observer.h"
@@ -29,6 +30,8 @@ constexpr uint64_t kQuota = 64ull * 1024 * 1024;
 // ms); reaching it is reported as the failure it is.
 constexpr std::chrono::seconds kDrainLimit{60};
 constexpr std::chrono::seconds kArrivalLimit{30};
+// RocketMQ is read with mqadmin (a JVM start each look): a slower poll.
+constexpr std::chrono::seconds kRocketMqLimit{180};
 
 // Every SENT row stays: the subscriber's events are looked up in the
 // database at the end, so nothing may be purged (store.mid_purge is the
@@ -113,6 +116,16 @@ int e2e_campaign(const CampaignOptions& options) {
         remove_tree(scratch);
         return 2;
     }
+    std::unique_ptr<BridgeLeg> bridge;
+    if (!options.rocketmq_env.empty()) {
+        bridge = BridgeLeg::start(options, scratch, observer->broker_uri(), &error);
+        if (!bridge) {
+            std::fprintf(stderr, "outpost-torture e2e: bridge leg: %s\n", error.c_str());
+            observer.reset();
+            remove_tree(scratch);
+            return 2;
+        }
+    }
     const std::string db = scratch + "/" + kDbName;
     const std::string retry_file = scratch + "/retries.txt";
     std::printf(
@@ -120,6 +133,7 @@ int e2e_campaign(const CampaignOptions& options) {
         static_cast<unsigned long long>(options.seed),
         static_cast<unsigned long long>(options.cuts), options.workers, options.alarms_per_run,
         observer->broker_uri().c_str(), scratch.c_str());
+    if (bridge) std::printf("bridge leg: RocketMQ topic %s\n", bridge->topic().c_str());
     std::fflush(stdout);
 
     Totals totals;
@@ -139,13 +153,18 @@ int e2e_campaign(const CampaignOptions& options) {
             env, log);
     };
     uint64_t run = 0;
+    uint64_t gateway_kills = 0;
     for (; run < max_runs && totals.cuts < options.cuts && problems.empty(); ++run) {
         const unsigned long hit = planner.hit(run);
         const std::string fault = planner.fault(run);
         const ChildExit exit = run_gateway(run, {{"OUTPOST_FAULT", fault}});
         totals.runs++;
+        if (bridge) {
+            const std::string ended = bridge->tend();
+            if (!ended.empty()) problems.push_back(ended);
+        }
         if (exit.killed_by(SIGKILL)) {
-            totals.cuts++;
+            gateway_kills++;
             planner.killed(run);
         } else if (exit.exited && exit.code == 0 && exit.error.empty()) {
             auto hits = log.figures().find("fault_hits");
@@ -153,6 +172,7 @@ int e2e_campaign(const CampaignOptions& options) {
         } else {
             problems.push_back("gateway child " + exit.describe());
         }
+        totals.cuts = gateway_kills + (bridge ? bridge->kills() : 0);
         const faults::CheckReport report = faults::check_database(db, log);
         totals.add_failures(report);
         for (const std::string& line : report.problems) problems.push_back(line);
@@ -167,6 +187,7 @@ int e2e_campaign(const CampaignOptions& options) {
         }
     }
     faults::DeliveryReport delivery;
+    faults::DeliveryReport rocketmq;
     if (problems.empty()) {
         // The restart that drains: no fault armed, the publisher must empty
         // the outbox and the subscriber must see every acknowledged alarm.
@@ -191,6 +212,15 @@ int e2e_campaign(const CampaignOptions& options) {
         totals.phantom += delivery.phantom;
         totals.duplicates += delivery.duplicates;
         for (const std::string& line : delivery.problems) problems.push_back(line);
+        if (bridge) {
+            rocketmq = faults::check_delivery(
+                db, log, "rocketmq", bridge->settle(log.acknowledged_event_ids(), kRocketMqLimit),
+                true);
+            totals.lost += rocketmq.lost();
+            totals.phantom += rocketmq.phantom;
+            totals.duplicates += rocketmq.duplicates;
+            for (const std::string& line : rocketmq.problems) problems.push_back(line);
+        }
         if (!observer->healthy()) {
             problems.push_back("the broker or the subscriber died: " +
                                observer->describe_failure());
@@ -203,6 +233,12 @@ int e2e_campaign(const CampaignOptions& options) {
     }
     std::printf("kills per point:%s\n", planner.kills_per_point().c_str());
     std::printf("mqtt subscriber: %s\n", delivery.summary().c_str());
+    if (bridge) {
+        std::printf("bridge kills per point:%s\n", bridge->kills_per_point().c_str());
+        std::printf("rocketmq: %s\n", rocketmq.summary().c_str());
+        if (!problems.empty()) std::printf("bridge log (tail):\n%s\n", bridge->log_tail().c_str());
+    }
+    bridge.reset();
     if (problems.empty()) print_kill_shortfall(options, totals.cuts, totals.runs);
     observer.reset();
     if (problems.empty() || !options.keep_failures) remove_tree(scratch);

@@ -74,8 +74,8 @@ std::string find_program(const std::string& program) {
 }
 
 std::unique_ptr<LoggedProcess> LoggedProcess::spawn(const std::vector<std::string>& argv,
-                                                    const std::string& log_path,
-                                                    std::string* error) {
+                                                    const std::string& log_path, std::string* error,
+                                                    const std::vector<std::string>& extra_env) {
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, 1, log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND,
@@ -85,7 +85,11 @@ std::unique_ptr<LoggedProcess> LoggedProcess::spawn(const std::vector<std::strin
     for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
     args.push_back(nullptr);
     pid_t pid = -1;
-    const int rc = ::posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
+    std::vector<char*> env(extra_env.size());
+    for (size_t i = 0; i < extra_env.size(); ++i) env[i] = const_cast<char*>(extra_env[i].c_str());
+    for (char** entry = environ; *entry != nullptr; ++entry) env.push_back(*entry);
+    env.push_back(nullptr);
+    const int rc = ::posix_spawn(&pid, args[0], &actions, nullptr, args.data(), env.data());
     posix_spawn_file_actions_destroy(&actions);
     if (rc != 0) {
         *error = "cannot start " + argv[0] + ": " + std::strerror(rc);
@@ -106,7 +110,7 @@ LoggedProcess::~LoggedProcess() {
 
 bool LoggedProcess::running() {
     if (pid_ <= 0) return false;
-    if (::waitpid(pid_, nullptr, WNOHANG) == pid_) pid_ = -1;
+    if (::waitpid(pid_, &wait_status_, WNOHANG) == pid_) pid_ = -1;
     return pid_ > 0;
 }
 

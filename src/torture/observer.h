@@ -18,14 +18,18 @@ namespace outpost::torture {
 // SIGKILL after a grace period, when destroyed.
 class LoggedProcess final {
   public:
-    // nullptr with *error set when it cannot be started.
+    // nullptr with *error set when it cannot be started. `extra_env`
+    // ("NAME=value") is added to this process's environment for the child.
     static std::unique_ptr<LoggedProcess> spawn(const std::vector<std::string>& argv,
-                                                const std::string& log_path, std::string* error);
+                                                const std::string& log_path, std::string* error,
+                                                const std::vector<std::string>& extra_env = {});
     ~LoggedProcess();
     LoggedProcess(const LoggedProcess&) = delete;
     LoggedProcess& operator=(const LoggedProcess&) = delete;
 
     bool running();
+    // The wait status once it ended (running() false), else -1.
+    int wait_status() const { return wait_status_; }
     const std::string& log_path() const { return log_path_; }
     std::string log() const;
 
@@ -33,6 +37,7 @@ class LoggedProcess final {
     LoggedProcess(pid_t pid, std::string log_path) : pid_(pid), log_path_(std::move(log_path)) {}
     pid_t pid_;
     std::string log_path_;
+    int wait_status_ = -1;
 };
 
 // mosquitto on 127.0.0.1 with a large queue for the subscriber (nothing

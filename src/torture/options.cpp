@@ -1,12 +1,14 @@
 #include "torture/options.h"
 
+#include <unistd.h>
+
 #include <cstdlib>
 
 namespace outpost::torture {
 namespace {
 
 constexpr const char* kHelp =
-    R"(outpost-torture: tries to break the store's durability promises.
+    R"(outpost-torture: tries to break Outpost's durability promises.
 
 Usage: outpost-torture --mode powercut|kill|e2e [options]
 
@@ -16,7 +18,7 @@ Usage: outpost-torture --mode powercut|kill|e2e [options]
                     then recovers the images with SQLite's real VFS and checks
                     them against what the child was told.
   --mode kill       each run is a child on one shared database with
-                    OUTPOST_FAULT=<point>:<n> set, cycling over every named
+                    OUTPOST_FAULT=<point>:<n> set, cycling over every store
                     fault point; the child SIGKILLs itself there, the parent
                     checks the database and starts the next child on it.
   --mode e2e        the whole gateway chain: the parent starts its own
@@ -27,6 +29,16 @@ Usage: outpost-torture --mode powercut|kill|e2e [options]
                     restarted until the outbox is drained. Then every
                     acknowledged alarm must be SENT and seen at the
                     subscriber, and every event seen must be in the database.
+                    With RocketMQ (--rocketmq, or OUTPOST_ROCKETMQ_ENV set),
+                    outpost-bridge runs too, killed at the bridge fault points
+                    and restarted, and RocketMQ must hold every acknowledged
+                    alarm and nothing else (read with mqadmin printMsg).
+  --rocketmq FILE   e2e: the env file of `scripts/rocketmq.sh start DIR`
+  --no-rocketmq     e2e: no bridge leg, even with OUTPOST_ROCKETMQ_ENV set
+  --bridge PATH     e2e: outpost-bridge (default: beside this program, or
+                    ../bridge/outpost-bridge in a build tree)
+  --rocketmq-script PATH  e2e: scripts/rocketmq.sh of an Outpost checkout
+                    (default: the one this program was built from)
   --cuts N          runs that end in a power cut, or SIGKILLs that fired (100)
   --seed S          derives every run's parameters (1)
   --workers K       threads recording at once (4; 1 makes a run repeatable)
@@ -44,6 +56,23 @@ it, then a summary, and last, in both modes:
 include the subscriber's view, D its repeated arrivals). Exit status 0 only when
 L, P and I are all zero.
 )";
+
+#ifdef OUTPOST_SOURCE_ROOT
+constexpr const char* kDefaultRocketMqScript = OUTPOST_SOURCE_ROOT "/scripts/rocketmq.sh";
+#else
+constexpr const char* kDefaultRocketMqScript = "scripts/rocketmq.sh";
+#endif
+
+// outpost-bridge installed beside this program, or in its build tree.
+std::string default_bridge_binary() {
+    char self[4096];
+    const ssize_t length = ::readlink("/proc/self/exe", self, sizeof self - 1);
+    if (length <= 0) return "outpost-bridge";
+    std::string dir(self, static_cast<size_t>(length));
+    dir = dir.substr(0, dir.rfind('/'));
+    const std::string beside = dir + "/outpost-bridge";
+    return ::access(beside.c_str(), X_OK) == 0 ? beside : dir + "/../bridge/outpost-bridge";
+}
 
 bool parse_number(const char* text, uint64_t* out) {
     if (text == nullptr || *text == '\0') return false;
@@ -66,6 +95,7 @@ std::optional<CampaignOptions> parse_options(int argc, char** argv, std::string*
     CampaignOptions options;
     *help = false;
     bool mode_given = false;
+    bool no_rocketmq = false;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         const char* value = i + 1 < argc ? argv[i + 1] : nullptr;
@@ -125,6 +155,14 @@ std::optional<CampaignOptions> parse_options(int argc, char** argv, std::string*
             options.alarms_per_run = static_cast<int>(number);
         } else if (arg == "--dir") {
             if (!need_text(&options.dir)) return std::nullopt;
+        } else if (arg == "--rocketmq") {
+            if (!need_text(&options.rocketmq_env)) return std::nullopt;
+        } else if (arg == "--no-rocketmq") {
+            no_rocketmq = true;
+        } else if (arg == "--bridge") {
+            if (!need_text(&options.bridge_binary)) return std::nullopt;
+        } else if (arg == "--rocketmq-script") {
+            if (!need_text(&options.rocketmq_script)) return std::nullopt;
         } else if (arg == "--verbose") {
             options.verbose = true;
         } else if (arg == "--keep-failures") {
@@ -156,6 +194,26 @@ std::optional<CampaignOptions> parse_options(int argc, char** argv, std::string*
     if (!mode_given && options.child.empty()) {
         *message = "--mode powercut|kill|e2e is required (see --help)";
         return std::nullopt;
+    }
+    const char* env_file = std::getenv("OUTPOST_ROCKETMQ_ENV");
+    if (options.rocketmq_env.empty() && env_file != nullptr) options.rocketmq_env = env_file;
+    if (no_rocketmq || options.mode != Mode::kE2e || !options.child.empty()) {
+        options.rocketmq_env.clear();
+    }
+    if (!options.rocketmq_env.empty() && ::access(options.rocketmq_env.c_str(), R_OK) != 0) {
+        *message = "cannot read the RocketMQ env file " + options.rocketmq_env;
+        return std::nullopt;
+    }
+    if (!options.rocketmq_env.empty()) {
+        if (options.bridge_binary.empty()) options.bridge_binary = default_bridge_binary();
+        if (options.rocketmq_script.empty()) options.rocketmq_script = kDefaultRocketMqScript;
+        for (const std::string* path : {&options.bridge_binary, &options.rocketmq_script}) {
+            if (::access(path->c_str(), X_OK) != 0) {
+                *message = "the bridge leg needs " + *path +
+                           " (see --bridge, --rocketmq-script, --no-rocketmq)";
+                return std::nullopt;
+            }
+        }
     }
     return options;
 }

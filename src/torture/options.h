@@ -22,6 +22,11 @@ struct CampaignOptions {
     bool keep_failures = false;
     std::optional<uint64_t> only;  // run just this index (powercut mode)
     bool verbose = false;          // one line per run
+    // e2e: the bridge leg runs when rocketmq_env names the env file of
+    // `scripts/rocketmq.sh start DIR` (--rocketmq, or OUTPOST_ROCKETMQ_ENV).
+    std::string rocketmq_env;
+    std::string bridge_binary;    // outpost-bridge; default: next to this program
+    std::string rocketmq_script;  // scripts/rocketmq.sh, for mqadmin
 
     // Set only in a child started by the campaign (hidden options).
     std::string child;  // "powercut", "kill" or "e2e"

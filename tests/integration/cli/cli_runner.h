@@ -1,6 +1,6 @@
-// Runs the real outpostctl binary (path from $OUTPOSTCTL) as a child process
-// and captures its exit code, stdout and stderr. posix_spawn, not fork: no
-// test code ever runs in the child.
+// Runs the real outpostctl binary (path from $OUTPOSTCTL), or another
+// program, as a child process and captures its exit code, stdout and
+// stderr. posix_spawn, not fork: no test code ever runs in the child.
 #ifndef OUTPOST_TESTS_CLI_RUNNER_H
 #define OUTPOST_TESTS_CLI_RUNNER_H
 
@@ -32,13 +32,9 @@ inline std::string read_whole_file(const std::string& path) {
     return buffer.str();
 }
 
-// `scratch_dir` receives the captured streams. `launcher` (may be empty) is
-// a command line that runs outpostctl, e.g. {"setpriv", "--reuid", "65534", ...}.
-inline CliRun run_outpostctl_via(const std::vector<std::string>& launcher,
-                                 const std::vector<std::string>& args,
-                                 const std::string& scratch_dir) {
-    const char* binary = std::getenv("OUTPOSTCTL");
-    if (binary == nullptr || *binary == '\0') throw std::runtime_error("OUTPOSTCTL is not set");
+// Runs `command` (command[0] looked up in PATH unless it has a slash);
+// `scratch_dir` receives the captured streams.
+inline CliRun run_program(const std::vector<std::string>& command, const std::string& scratch_dir) {
     std::string out_path = scratch_dir + "/cli.stdout";
     std::string err_path = scratch_dir + "/cli.stderr";
 
@@ -48,9 +44,7 @@ inline CliRun run_outpostctl_via(const std::vector<std::string>& launcher,
                                      0644);
     posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
                                      0644);
-    std::vector<std::string> words = launcher;
-    words.push_back(binary);
-    words.insert(words.end(), args.begin(), args.end());
+    std::vector<std::string> words = command;
     std::vector<char*> argv;
     for (auto& word : words) argv.push_back(word.data());
     argv.push_back(nullptr);
@@ -67,6 +61,19 @@ inline CliRun run_outpostctl_via(const std::vector<std::string>& launcher,
     run.out = read_whole_file(out_path);
     run.err = read_whole_file(err_path);
     return run;
+}
+
+// The binary named by $OUTPOSTCTL with `args`, started through `launcher`
+// (may be empty), e.g. {"setpriv", "--reuid=65534", ...}.
+inline CliRun run_outpostctl_via(const std::vector<std::string>& launcher,
+                                 const std::vector<std::string>& args,
+                                 const std::string& scratch_dir) {
+    const char* binary = std::getenv("OUTPOSTCTL");
+    if (binary == nullptr || *binary == '\0') throw std::runtime_error("OUTPOSTCTL is not set");
+    std::vector<std::string> words = launcher;
+    words.push_back(binary);
+    words.insert(words.end(), args.begin(), args.end());
+    return run_program(words, scratch_dir);
 }
 
 inline CliRun run_outpostctl(const std::vector<std::string>& args, const std::string& scratch_dir) {
