@@ -5,7 +5,7 @@
 //   loaded  the same, with a fresh store, while a TelemetryLane sends
 //           --telemetry-rate messages/s (a generator thread calling offer(),
 //           and --datagram-percent of them through the datagram socket from a
-//           second thread), and a subscriber drains the telemetry topics.
+//           second thread), and mosquitto_sub drains the telemetry topics.
 // The lane runs from start to end (idle in quiet phases, as on a gateway).
 // Phases alternate, quiet then loaded, for --rounds rounds, so that load
 // from other processes on a shared box hits both alike. Prints one JSON line
@@ -19,6 +19,7 @@
 //                        [--window=20] [--devices=16]
 #include <mqtt/async_client.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -127,6 +128,35 @@ class DeliveryClock final {
     std::map<std::string, Steady::time_point> recorded_;  // guarded by mutex_
     std::map<std::string, Steady::time_point> arrived_;   // guarded by mutex_
     BenchSubscriber subscriber_;                          // last: its callback uses the maps
+};
+
+// The cloud side's telemetry consumer, in a process of its own (mosquitto_sub),
+// one line per message. In this process it would share paho's send and
+// receive threads with the publisher, which no gateway does.
+class TelemetryConsumer final {
+  public:
+    TelemetryConsumer(const testing::Mosquitto& broker, const testing::TempDir& dir)
+        : output_(dir.file("telemetry-consumer.out")) {
+        const std::string id = "bench-telemetry-consumer";
+        pid_ = testing::spawn_logged({testing::find_program("mosquitto_sub"), "-h", "127.0.0.1",
+                                      "-p", std::to_string(broker.port()), "-V", "mqttv5", "-q",
+                                      "0", "-t", "outpost/+/telemetry/#", "-F", "%t", "-i", id},
+                                     output_);
+        for (int i = 0; i < 1000 && broker.log().find("SUBACK to " + id) == std::string::npos;
+             ++i) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
+    }
+    ~TelemetryConsumer() { testing::terminate_child(pid_); }
+
+    uint64_t received() const {
+        const std::string lines = testing::read_file(output_);
+        return static_cast<uint64_t>(std::count(lines.begin(), lines.end(), '\n'));
+    }
+
+  private:
+    const std::string output_;
+    pid_t pid_ = -1;
 };
 
 // Offers `per_second` messages, paced per millisecond, until `stop`; the
@@ -336,10 +366,11 @@ int main(int argc, char** argv) {
         return 1;
     }
     while (!(*lane)->stats().connected) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    std::atomic<uint64_t> telemetry_received{0};
-    BenchSubscriber telemetry_consumer(
-        broker.uri(), "bench-telemetry-consumer", "outpost/+/telemetry/#", 0,
-        [&](const mqtt::const_message_ptr&) { ++telemetry_received; });
+    if (testing::find_program("mosquitto_sub").empty()) {
+        std::fprintf(stderr, "mosquitto_sub is not installed\n");
+        return 77;
+    }
+    TelemetryConsumer telemetry_consumer(broker, dir);
 
     Totals totals;
     for (int round = 1; round <= args.rounds; ++round) {
@@ -384,7 +415,7 @@ int main(int argc, char** argv) {
         {"telemetry_offered", stats.offered},
         {"telemetry_datagrams", stats.datagrams},
         {"telemetry_published", stats.published},
-        {"telemetry_received_by_subscriber", telemetry_received.load()},
+        {"telemetry_received_by_subscriber", telemetry_consumer.received()},
         {"telemetry_coalesced", stats.coalesced},
         {"telemetry_dropped_ring_full", stats.dropped_ring_full},
         {"telemetry_dropped_disconnected", stats.dropped_disconnected},
