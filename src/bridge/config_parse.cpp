@@ -1,14 +1,11 @@
 // JSON -> BridgeConfig. Every problem is reported with the path of its field,
 // and all problems are reported at once, so one edit fixes the file.
-#include <fstream>
-#include <functional>
 #include <nlohmann/json.hpp>
-#include <set>
-#include <sstream>
 
 #include "bridge/config.h"
 #include "bridge/tag_template.h"
 #include "bridge/topic_filter.h"
+#include "common/json_object_reader.h"
 #include "common/text_checks.h"
 #include "rocketmq/validation.h"
 
@@ -16,101 +13,6 @@ namespace outpost::bridge {
 namespace {
 
 using nlohmann::json;
-
-// Reads the members of one JSON object into a config struct, collecting
-// errors under `path` and remembering which members it knew.
-class ObjectReader final {
-  public:
-    ObjectReader(const json& object, std::string path, std::vector<std::string>& errors)
-        : object_(object), path_(std::move(path)), errors_(errors) {}
-
-    ObjectReader(const ObjectReader&) = delete;
-    ObjectReader& operator=(const ObjectReader&) = delete;
-
-    // Reports every member no read_* call asked for; call after the reads.
-    void report_unknown_fields() {
-        for (auto it = object_.begin(); it != object_.end(); ++it) {
-            if (known_.count(it.key()) == 0)
-                errors_.push_back(field(it.key()) + " is not a known field");
-        }
-    }
-
-    std::string field(const std::string& key) const {
-        return path_.empty() ? key : path_ + "." + key;
-    }
-    void error(const std::string& key, const std::string& what) {
-        errors_.push_back(field(key) + " " + what);
-    }
-
-    // The member `key`, or nullptr when absent (an error if `required`).
-    const json* find(const std::string& key, bool required = false) {
-        known_.insert(key);
-        auto it = object_.find(key);
-        if (it == object_.end()) {
-            if (required) error(key, "is required");
-            return nullptr;
-        }
-        return &*it;
-    }
-
-    void read_string(const std::string& key, std::string& out, bool required = false) {
-        const json* value = find(key, required);
-        if (value == nullptr) return;
-        if (!value->is_string()) return error(key, "must be a string");
-        out = value->get<std::string>();
-        if (required && out.empty()) error(key, "must not be empty");
-    }
-
-    template <typename Integer>
-    void read_integer(const std::string& key, Integer& out, std::int64_t min, std::int64_t max) {
-        const json* value = find(key);
-        if (value == nullptr) return;
-        if (!value->is_number_integer() || value->get<std::int64_t>() < min ||
-            value->get<std::int64_t>() > max) {
-            return error(key, "must be an integer from " + std::to_string(min) + " to " +
-                                  std::to_string(max));
-        }
-        out = static_cast<Integer>(value->get<std::int64_t>());
-    }
-
-    void read_bool(const std::string& key, bool& out) {
-        const json* value = find(key);
-        if (value == nullptr) return;
-        if (!value->is_boolean()) return error(key, "must be true or false");
-        out = value->get<bool>();
-    }
-
-    // Calls `read` with a reader of the member object `key`, if present.
-    void read_object(const std::string& key, bool required,
-                     const std::function<void(ObjectReader&)>& read) {
-        const json* value = find(key, required);
-        if (value == nullptr) return;
-        if (!value->is_object()) return error(key, "must be an object");
-        ObjectReader inner(*value, field(key), errors_);
-        read(inner);
-        inner.report_unknown_fields();
-    }
-
-    // A string or an array of strings; `out` keeps its default when absent.
-    void read_string_list(const std::string& key, std::vector<std::string>& out) {
-        const json* value = find(key);
-        if (value == nullptr) return;
-        if (!value->is_array() || value->empty()) {
-            return error(key, "must be a non-empty array of strings");
-        }
-        out.clear();
-        for (const json& item : *value) {
-            if (!item.is_string()) return error(key, "must be a non-empty array of strings");
-            out.push_back(item.get<std::string>());
-        }
-    }
-
-  private:
-    const json& object_;
-    const std::string path_;
-    std::vector<std::string>& errors_;
-    std::set<std::string> known_;
-};
 
 bool has_prefix(const std::string& text, const char* prefix) {
     return text.rfind(prefix, 0) == 0;
@@ -128,7 +30,7 @@ bool is_numeric_address(const std::string& address) {
     return true;
 }
 
-void read_mqtt(ObjectReader& in, MqttConfig& mqtt) {
+void read_mqtt(JsonObjectReader& in, MqttConfig& mqtt) {
     in.read_string("uri", mqtt.uri, true);
     if (!mqtt.uri.empty() && !has_prefix(mqtt.uri, "tcp://") && !has_prefix(mqtt.uri, "ssl://")) {
         in.error("uri", "must start with tcp:// or ssl:// (got \"" + mqtt.uri + "\")");
@@ -142,7 +44,7 @@ void read_mqtt(ObjectReader& in, MqttConfig& mqtt) {
     if (!mqtt.password.empty() && mqtt.username.empty()) {
         in.error("password", "is set without mqtt.username");
     }
-    in.read_object("tls", false, [&](ObjectReader& tls) {
+    in.read_object("tls", false, [&](JsonObjectReader& tls) {
         tls.read_string("ca_file", mqtt.tls.ca_file);
         tls.read_string("cert_file", mqtt.tls.cert_file);
         tls.read_string("key_file", mqtt.tls.key_file);
@@ -174,7 +76,7 @@ void read_mqtt(ObjectReader& in, MqttConfig& mqtt) {
     }
 }
 
-void read_rocketmq(ObjectReader& in, RocketMqConfig& rocketmq) {
+void read_rocketmq(JsonObjectReader& in, RocketMqConfig& rocketmq) {
     std::vector<std::string> servers;
     if (const json* value = in.find("name_servers", true); value != nullptr) {
         if (value->is_string()) {
@@ -202,7 +104,7 @@ void read_rocketmq(ObjectReader& in, RocketMqConfig& rocketmq) {
     in.read_integer("retry_pause_max_ms", rocketmq.retry_pause_max_ms, 100, 600000);
 }
 
-void read_mapping(ObjectReader& in, std::vector<MappingRule>& mapping,
+void read_mapping(JsonObjectReader& in, std::vector<MappingRule>& mapping,
                   std::vector<std::string>& errors) {
     const json* value = in.find("mapping", true);
     if (value == nullptr) return;
@@ -216,7 +118,7 @@ void read_mapping(ObjectReader& in, std::vector<MappingRule>& mapping,
             continue;
         }
         MappingRule rule;
-        ObjectReader item((*value)[i], path, errors);
+        JsonObjectReader item((*value)[i], path, errors);
         item.read_string("mqtt_filter", rule.mqtt_filter, true);
         if (!rule.mqtt_filter.empty() && !is_valid_topic_filter(rule.mqtt_filter)) {
             item.error("mqtt_filter", "is not a valid MQTT topic filter");
@@ -235,7 +137,7 @@ void read_mapping(ObjectReader& in, std::vector<MappingRule>& mapping,
     }
 }
 
-void read_limits(ObjectReader& in, LimitsConfig& limits) {
+void read_limits(JsonObjectReader& in, LimitsConfig& limits) {
     in.read_integer("max_payload_bytes", limits.max_payload_bytes, 1, 268435455);
     in.read_integer("max_json_depth", limits.max_json_depth, 1, 1000);
     if (const json* rate = in.find("max_messages_per_s"); rate != nullptr) {
@@ -249,7 +151,7 @@ void read_limits(ObjectReader& in, LimitsConfig& limits) {
                     static_cast<std::int64_t>(rocketmq::kMaxBodyBytes));
 }
 
-void read_identity(ObjectReader& in, IdentityConfig& identity) {
+void read_identity(JsonObjectReader& in, IdentityConfig& identity) {
     in.read_integer("gateway_level", identity.gateway_level, 0, 31);
     in.read_integer("device_level", identity.device_level, -1, 31);
     if (identity.device_level == identity.gateway_level) {
@@ -258,7 +160,7 @@ void read_identity(ObjectReader& in, IdentityConfig& identity) {
     in.read_string("user_property", identity.user_property);
 }
 
-void read_status(ObjectReader& in, StatusConfig& status) {
+void read_status(JsonObjectReader& in, StatusConfig& status) {
     in.read_string("file", status.file);
     in.read_integer("interval_ms", status.interval_ms, 100, 3600000);
     in.read_bool("log_to_stderr", status.log_to_stderr);
@@ -267,55 +169,39 @@ void read_status(ObjectReader& in, StatusConfig& status) {
 }  // namespace
 
 Result<BridgeConfig> parse_bridge_config(const std::string& json_text) {
-    json document;
-    try {
-        document = json::parse(json_text);
-    } catch (const json::exception& error) {
-        // what() names the byte offset and the token that broke the parse.
-        return Status::error(StatusCode::kInvalidArgument,
-                             std::string("configuration is not valid JSON: ") + error.what());
-    }
-    if (!document.is_object()) {
-        return Status::error(StatusCode::kInvalidArgument,
-                             "configuration must be a JSON object at the top level");
-    }
+    Result<json> parsed = parse_config_object(json_text);
+    if (!parsed.is_ok()) return parsed.status();
+    const json& document = *parsed;
     BridgeConfig config;
     std::vector<std::string> errors;
     {
-        ObjectReader top(document, "", errors);
-        top.read_object("mqtt", true, [&](ObjectReader& in) { read_mqtt(in, config.mqtt); });
+        JsonObjectReader top(document, "", errors);
+        top.read_object("mqtt", true, [&](JsonObjectReader& in) { read_mqtt(in, config.mqtt); });
         top.read_object("rocketmq", true,
-                        [&](ObjectReader& in) { read_rocketmq(in, config.rocketmq); });
+                        [&](JsonObjectReader& in) { read_rocketmq(in, config.rocketmq); });
         read_mapping(top, config.mapping, errors);
-        top.read_object("limits", false, [&](ObjectReader& in) { read_limits(in, config.limits); });
+        top.read_object("limits", false, [&](JsonObjectReader& in) { read_limits(in, config.limits); });
         top.read_string("quarantine_topic", config.quarantine_topic, true);
         if (Status valid = rocketmq::validate_topic(config.quarantine_topic);
             !config.quarantine_topic.empty() && !valid.is_ok()) {
             top.error("quarantine_topic", "is invalid: " + valid.message());
         }
         top.read_object("identity", false,
-                        [&](ObjectReader& in) { read_identity(in, config.identity); });
+                        [&](JsonObjectReader& in) { read_identity(in, config.identity); });
         top.read_integer("dedupe_capacity", config.dedupe_capacity, 0, 10000000);
-        top.read_object("status", false, [&](ObjectReader& in) { read_status(in, config.status); });
+        top.read_object("status", false, [&](JsonObjectReader& in) { read_status(in, config.status); });
         top.report_unknown_fields();
     }
     if (!errors.empty()) {
-        std::string message = "configuration has " + std::to_string(errors.size()) +
-                              (errors.size() == 1 ? " problem:" : " problems:");
-        for (const std::string& error : errors) message += "\n  " + error;
-        return Status::error(StatusCode::kInvalidArgument, message);
+        return Status::error(StatusCode::kInvalidArgument, describe_config_problems(errors));
     }
     return config;
 }
 
 Result<BridgeConfig> load_bridge_config(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        return Status::error(StatusCode::kNotFound, "cannot read configuration file " + path);
-    }
-    std::stringstream text;
-    text << in.rdbuf();
-    Result<BridgeConfig> config = parse_bridge_config(text.str());
+    Result<std::string> text = read_config_file(path);
+    if (!text.is_ok()) return text.status();
+    Result<BridgeConfig> config = parse_bridge_config(*text);
     if (!config.is_ok()) return config.status().with_context(path);
     return config;
 }

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -19,6 +20,8 @@
 #include "bridge/rocketmq_sink.h"
 #include "bridge/status_reporter.h"
 #include "bridge/stop_signal.h"
+#include "common/service_arguments.h"
+#include "common/stop_signals.h"
 
 namespace {
 
@@ -123,12 +126,7 @@ void print_summary(const BridgeConfig& config) {
 int run_bridge(const BridgeConfig& config) {
     // Signals are taken by sigtimedwait below; every thread created from here
     // on (paho's included) inherits the mask.
-    sigset_t stop_signals;
-    sigemptyset(&stop_signals);
-    sigaddset(&stop_signals, SIGINT);
-    sigaddset(&stop_signals, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
-    signal(SIGPIPE, SIG_IGN);  // a socket the peer closed must give EPIPE, not death
+    const sigset_t stop_signals = outpost::block_stop_signals();
 
     BridgeStats stats;
     StopSignal stop;
@@ -188,35 +186,16 @@ int run_bridge(const BridgeConfig& config) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    std::string config_path;
-    bool check_only = false;
-    for (int i = 1; i < argc; ++i) {
-        const std::string argument = argv[i];
-        if (argument == "--help" || argument == "-h") {
-            std::fputs(kHelp, stdout);
-            return kExitOk;
-        } else if (argument == "--check-config") {
-            check_only = true;
-        } else if (argument == "--config" && i + 1 < argc) {
-            config_path = argv[++i];
-        } else if (argument.rfind("--config=", 0) == 0) {
-            config_path = argument.substr(std::strlen("--config="));
-        } else {
-            std::fprintf(stderr, "outpost-bridge: unknown argument '%s' (try --help)\n",
-                         argument.c_str());
-            return kExitUsage;
-        }
-    }
-    if (config_path.empty()) {
-        std::fprintf(stderr, "outpost-bridge: --config FILE is required (try --help)\n");
-        return kExitUsage;
-    }
-    outpost::Result<BridgeConfig> config = load_bridge_config(config_path);
+    int exit_code = kExitOk;
+    const std::optional<outpost::ServiceArguments> arguments =
+        outpost::parse_service_arguments(argc, argv, "outpost-bridge", kHelp, nullptr, &exit_code);
+    if (!arguments) return exit_code;
+    outpost::Result<BridgeConfig> config = load_bridge_config(arguments->config_path);
     if (!config.is_ok()) {
         std::fprintf(stderr, "outpost-bridge: %s\n", config.status().message().c_str());
         return kExitUsage;
     }
-    if (check_only) {
+    if (arguments->check_only) {
         print_summary(*config);
         return kExitOk;
     }

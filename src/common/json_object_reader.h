@@ -1,0 +1,165 @@
+// Reads a JSON configuration object field by field, collecting every problem
+// with the dotted path of its field ("broker.keepalive_s must be an integer
+// from 5 to 65535") instead of stopping at the first, so that one edit of the
+// file fixes them all. Unknown members are reported too: they are usually
+// typos. Used by the configuration parsers of outpost-bridge and outpostd.
+//
+// Header-only; the including part depends on nlohmann_json itself.
+#ifndef OUTPOST_COMMON_JSON_OBJECT_READER_H
+#define OUTPOST_COMMON_JSON_OBJECT_READER_H
+
+#include <cstdint>
+#include <fstream>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "outpost/status.h"
+
+namespace outpost {
+
+// Borrows `object` and `errors` for its lifetime. Not thread-safe.
+class JsonObjectReader final {
+  public:
+    using json = nlohmann::json;
+
+    JsonObjectReader(const json& object, std::string path, std::vector<std::string>& errors)
+        : object_(object), path_(std::move(path)), errors_(errors) {}
+
+    JsonObjectReader(const JsonObjectReader&) = delete;
+    JsonObjectReader& operator=(const JsonObjectReader&) = delete;
+
+    // Reports every member no read_* or find call asked for; call after the reads.
+    void report_unknown_fields() {
+        for (auto it = object_.begin(); it != object_.end(); ++it) {
+            if (known_.count(it.key()) == 0)
+                errors_.push_back(field(it.key()) + " is not a known field");
+        }
+    }
+
+    std::string field(const std::string& key) const {
+        return path_.empty() ? key : path_ + "." + key;
+    }
+    void error(const std::string& key, const std::string& what) {
+        errors_.push_back(field(key) + " " + what);
+    }
+
+    // The member `key`, or nullptr when absent (an error if `required`).
+    const json* find(const std::string& key, bool required = false) {
+        known_.insert(key);
+        auto it = object_.find(key);
+        if (it == object_.end()) {
+            if (required) error(key, "is required");
+            return nullptr;
+        }
+        return &*it;
+    }
+
+    void read_string(const std::string& key, std::string& out, bool required = false) {
+        const json* value = find(key, required);
+        if (value == nullptr) return;
+        if (!value->is_string()) return error(key, "must be a string");
+        out = value->get<std::string>();
+        if (required && out.empty()) error(key, "must not be empty");
+    }
+
+    template <typename Integer>
+    void read_integer(const std::string& key, Integer& out, std::int64_t min, std::int64_t max) {
+        const json* value = find(key);
+        if (value == nullptr) return;
+        if (!value->is_number_integer() || value->get<std::int64_t>() < min ||
+            value->get<std::int64_t>() > max) {
+            return error(key, "must be an integer from " + std::to_string(min) + " to " +
+                                  std::to_string(max));
+        }
+        out = static_cast<Integer>(value->get<std::int64_t>());
+    }
+
+    void read_bool(const std::string& key, bool& out) {
+        const json* value = find(key);
+        if (value == nullptr) return;
+        if (!value->is_boolean()) return error(key, "must be true or false");
+        out = value->get<bool>();
+    }
+
+    // Calls `read` with a reader of the member object `key`, if present, and
+    // reports that object's unknown members afterwards. Returns whether the
+    // object was present and is an object.
+    bool read_object(const std::string& key, bool required,
+                     const std::function<void(JsonObjectReader&)>& read) {
+        const json* value = find(key, required);
+        if (value == nullptr) return false;
+        if (!value->is_object()) {
+            error(key, "must be an object");
+            return false;
+        }
+        JsonObjectReader inner(*value, field(key), errors_);
+        read(inner);
+        inner.report_unknown_fields();
+        return true;
+    }
+
+    // A non-empty array of strings; `out` keeps its default when absent.
+    void read_string_list(const std::string& key, std::vector<std::string>& out) {
+        const json* value = find(key);
+        if (value == nullptr) return;
+        if (!value->is_array() || value->empty()) {
+            return error(key, "must be a non-empty array of strings");
+        }
+        out.clear();
+        for (const json& item : *value) {
+            if (!item.is_string()) return error(key, "must be a non-empty array of strings");
+            out.push_back(item.get<std::string>());
+        }
+    }
+
+  private:
+    const json& object_;
+    const std::string path_;
+    std::vector<std::string>& errors_;
+    std::set<std::string> known_;
+};
+
+// The top-level object of a configuration text; kInvalidArgument when the
+// text is not JSON (the message names the byte offset) or not an object.
+inline Result<nlohmann::json> parse_config_object(const std::string& json_text) {
+    nlohmann::json document;
+    try {
+        document = nlohmann::json::parse(json_text);
+    } catch (const nlohmann::json::exception& error) {
+        return Status::error(StatusCode::kInvalidArgument,
+                             std::string("configuration is not valid JSON: ") + error.what());
+    }
+    if (!document.is_object()) {
+        return Status::error(StatusCode::kInvalidArgument,
+                             "configuration must be a JSON object at the top level");
+    }
+    return document;
+}
+
+// The whole file at `path`; kNotFound when it cannot be read.
+inline Result<std::string> read_config_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        return Status::error(StatusCode::kNotFound, "cannot read configuration file " + path);
+    }
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+// "configuration has N problems:\n  a\n  b" for a Status message.
+inline std::string describe_config_problems(const std::vector<std::string>& errors) {
+    std::string message = "configuration has " + std::to_string(errors.size()) +
+                          (errors.size() == 1 ? " problem:" : " problems:");
+    for (const std::string& error : errors) message += "\n  " + error;
+    return message;
+}
+
+}  // namespace outpost
+
+#endif  // OUTPOST_COMMON_JSON_OBJECT_READER_H

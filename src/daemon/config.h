@@ -1,0 +1,82 @@
+// outpostd's configuration: one JSON file (see parse_daemon_config and
+// `outpostd --help`). Only gateway_id and database.path have no default.
+// Every field maps onto the options struct of the part it configures; the
+// daemon adds only what it owns itself (ingestion socket, metrics, logging,
+// drain timeout).
+#ifndef OUTPOST_DAEMON_CONFIG_H
+#define OUTPOST_DAEMON_CONFIG_H
+
+#include <chrono>
+#include <string>
+
+#include "daemon/log.h"
+#include "outpost/publisher_options.h"
+#include "outpost/status.h"
+#include "outpost/store_options.h"
+
+namespace outpost::daemon {
+
+// The telemetry lane; it connects with the broker settings of the publisher
+// (its own client id).
+struct TelemetryConfig {
+    bool enabled = false;   // the "telemetry" object is present
+    std::string client_id;  // empty: "outpost-<gatewayId>-telemetry"
+    size_t ring_capacity = 4096;
+    size_t max_payload_bytes = 4096;
+    bool coalesce = false;
+    // Where firmware sends telemetry datagrams ("<key>\n<payload>").
+    std::string datagram_socket = "/run/outpost/telemetry.sock";
+};
+
+// The local alarm ingestion socket (AF_UNIX stream, one JSON line per request).
+struct IngestConfig {
+    std::string socket_path = "/run/outpost/outpostd.sock";  // "" turns it off
+    unsigned socket_mode = 0660;
+    int max_clients = 16;
+    size_t max_request_bytes = 65536;
+    std::chrono::milliseconds idle_timeout{30000};
+};
+
+struct MetricsConfig {
+    // "host:port" of the HTTP endpoint (GET /metrics); "" turns it off.
+    // Port 0 picks a free port (logged).
+    std::string listen;
+    // Binding anything but a loopback address exposes the figures to the
+    // network; it must be asked for explicitly.
+    bool allow_non_loopback = false;
+    // node-exporter textfile collector file, replaced atomically; "" = off.
+    std::string textfile;
+    std::chrono::milliseconds textfile_interval{15000};
+};
+
+struct LoggingConfig {
+    LogLevel level = LogLevel::kInfo;
+    bool syslog = false;  // also to syslog(3), facility daemon
+};
+
+struct DaemonConfig {
+    std::string database_path;
+    StoreOptions store;          // gateway_id, quota, retention, ...
+    PublisherOptions publisher;  // broker, TLS, window, backoff, ...
+    // How long SIGTERM waits for the PUBACKs of the in-flight window.
+    std::chrono::milliseconds drain_timeout{5000};
+    TelemetryConfig telemetry;
+    IngestConfig ingest;
+    MetricsConfig metrics;
+    LoggingConfig logging;
+    // How often STATUS= goes to systemd and a status line to the log (debug).
+    std::chrono::milliseconds status_interval{10000};
+};
+
+// Parses and validates a configuration document. Fails with
+// kInvalidArgument; the message lists every problem found, one per line,
+// each naming its field ("publisher.window must be an integer from 1 to
+// 65535"). Unknown fields are errors.
+Result<DaemonConfig> parse_daemon_config(const std::string& json_text);
+
+// Reads `path` and parses it. kNotFound when the file cannot be read.
+Result<DaemonConfig> load_daemon_config(const std::string& path);
+
+}  // namespace outpost::daemon
+
+#endif  // OUTPOST_DAEMON_CONFIG_H

@@ -1,0 +1,218 @@
+// JSON -> DaemonConfig. Every problem is reported with the path of its field,
+// all at once (common/json_object_reader.h).
+#include <nlohmann/json.hpp>
+
+#include "common/json_object_reader.h"
+#include "common/text_checks.h"
+#include "daemon/config.h"
+#include "daemon/listen_address.h"
+
+namespace outpost::daemon {
+namespace {
+
+using nlohmann::json;
+
+constexpr int64_t kDayMs = 24LL * 3600 * 1000;
+
+void read_ms(JsonObjectReader& in, const std::string& key, std::chrono::milliseconds& out,
+             int64_t min, int64_t max) {
+    int64_t value = out.count();
+    in.read_integer(key, value, min, max);
+    out = std::chrono::milliseconds(value);
+}
+
+bool has_prefix(const std::string& text, const char* prefix) {
+    return text.rfind(prefix, 0) == 0;
+}
+
+void read_database(JsonObjectReader& in, DaemonConfig& config) {
+    StoreOptions& store = config.store;
+    in.read_string("path", config.database_path, true);
+    in.read_integer("quota_bytes", store.quota_bytes, 64 * 1024, INT64_MAX);
+    int64_t retention_s =
+        std::chrono::duration_cast<std::chrono::seconds>(store.sent_retention).count();
+    in.read_integer("sent_retention_s", retention_s, 0, 365LL * 24 * 3600);
+    store.sent_retention = std::chrono::seconds(retention_s);
+    in.read_integer("purge_batch_rows", store.purge_batch_rows, 1, 100000);
+    in.read_integer("max_batch", store.max_batch, 1, 100000);
+    in.read_integer("max_event_bytes", store.max_event_bytes, 256, 16 * 1024 * 1024);
+    read_ms(in, "busy_timeout_ms", store.busy_timeout, 0, 600000);
+    std::string policy = "refuse";
+    in.read_string("corruption_policy", policy);
+    if (policy == "refuse") {
+        store.corruption_policy = CorruptionPolicy::kRefuse;
+    } else if (policy == "move_aside") {
+        store.corruption_policy = CorruptionPolicy::kMoveAside;
+    } else {
+        in.error("corruption_policy",
+                 "must be \"refuse\" or \"move_aside\" (got \"" + policy + "\")");
+    }
+    in.read_bool("check_on_open", store.check_on_open);
+}
+
+void read_broker(JsonObjectReader& in, PublisherOptions& publisher) {
+    in.read_string("uri", publisher.broker_uri);
+    if (!has_prefix(publisher.broker_uri, "tcp://") &&
+        !has_prefix(publisher.broker_uri, "ssl://")) {
+        in.error("uri", "must start with tcp:// or ssl:// (got \"" + publisher.broker_uri + "\")");
+    }
+    in.read_string("client_id", publisher.client_id);
+    if (!publisher.client_id.empty() && !is_valid_identifier(publisher.client_id)) {
+        in.error("client_id", "must match [A-Za-z0-9._-]{1,64}");
+    }
+    in.read_string("username", publisher.username);
+    in.read_string("password", publisher.password);
+    if (!publisher.password.empty() && publisher.username.empty()) {
+        in.error("password", "is set without broker.username");
+    }
+    in.read_object("tls", false, [&](JsonObjectReader& tls) {
+        PublisherTlsOptions& options = publisher.tls;
+        tls.read_string("ca_file", options.ca_file);
+        tls.read_string("cert_file", options.cert_file);
+        tls.read_string("key_file", options.key_file);
+        tls.read_string("key_password", options.key_password);
+        tls.read_bool("verify_server", options.verify_server);
+        if (options.cert_file.empty() != options.key_file.empty()) {
+            tls.error("cert_file", "and broker.tls.key_file must be given together");
+        }
+    });
+    int64_t keepalive_s = publisher.keepalive.count();
+    in.read_integer("keepalive_s", keepalive_s, 5, 65535);
+    publisher.keepalive = std::chrono::seconds(keepalive_s);
+    read_ms(in, "connect_timeout_ms", publisher.connect_timeout, 100, 300000);
+}
+
+void read_publisher(JsonObjectReader& in, DaemonConfig& config) {
+    PublisherOptions& publisher = config.publisher;
+    in.read_integer("window", publisher.max_in_flight, 1, 65535);
+    in.read_integer("max_attempts", publisher.max_attempts, 1, 1000);
+    read_ms(in, "retry_initial_ms", publisher.retry_initial, 1, kDayMs);
+    read_ms(in, "retry_max_ms", publisher.retry_max, 1, kDayMs);
+    if (publisher.retry_max < publisher.retry_initial) {
+        in.error("retry_max_ms", "must not be below publisher.retry_initial_ms");
+    }
+    read_ms(in, "reconnect_initial_ms", publisher.reconnect_initial, 1, kDayMs);
+    read_ms(in, "reconnect_max_ms", publisher.reconnect_max, 1, kDayMs);
+    if (publisher.reconnect_max < publisher.reconnect_initial) {
+        in.error("reconnect_max_ms", "must not be below publisher.reconnect_initial_ms");
+    }
+    read_ms(in, "lease_retry_ms", publisher.lease_retry, 1, 600000);
+    read_ms(in, "poll_interval_ms", publisher.poll_interval, 1, 600000);
+    read_ms(in, "rescan_interval_ms", publisher.rescan_interval, 10, kDayMs);
+    read_ms(in, "purge_interval_ms", publisher.purge_interval, 10, kDayMs);
+    in.read_integer("mark_batch", publisher.mark_batch, 1, 100000);
+    read_ms(in, "mark_delay_ms", publisher.mark_delay, 0, 60000);
+    read_ms(in, "drain_timeout_ms", config.drain_timeout, 0, 600000);
+}
+
+void read_telemetry(JsonObjectReader& in, TelemetryConfig& telemetry) {
+    telemetry.enabled = true;
+    in.read_string("client_id", telemetry.client_id);
+    if (!telemetry.client_id.empty() && !is_valid_identifier(telemetry.client_id)) {
+        in.error("client_id", "must match [A-Za-z0-9._-]{1,64}");
+    }
+    in.read_integer("ring_capacity", telemetry.ring_capacity, 1, 10000000);
+    in.read_integer("max_payload_bytes", telemetry.max_payload_bytes, 1, 256 * 1024 * 1024);
+    in.read_bool("coalesce", telemetry.coalesce);
+    in.read_string("datagram_socket", telemetry.datagram_socket);
+}
+
+// "0660": octal digits, as chmod takes them (JSON has no octal numbers).
+void read_mode(JsonObjectReader& in, const std::string& key, unsigned& out) {
+    const json* value = in.find(key);
+    if (value == nullptr) return;
+    const std::string text = value->is_string() ? value->get<std::string>() : "";
+    if (text.empty() || text.size() > 4 ||
+        text.find_first_not_of("01234567") != std::string::npos) {
+        return in.error(key, "must be an octal mode as a string, e.g. \"0660\"");
+    }
+    out = static_cast<unsigned>(std::stoul(text, nullptr, 8));
+}
+
+void read_ingest(JsonObjectReader& in, IngestConfig& ingest) {
+    in.read_string("socket", ingest.socket_path);
+    read_mode(in, "socket_mode", ingest.socket_mode);
+    in.read_integer("max_clients", ingest.max_clients, 1, 4096);
+    in.read_integer("max_request_bytes", ingest.max_request_bytes, 1024, 16 * 1024 * 1024);
+    read_ms(in, "idle_timeout_ms", ingest.idle_timeout, 100, kDayMs);
+}
+
+void read_metrics(JsonObjectReader& in, MetricsConfig& metrics) {
+    in.read_string("listen", metrics.listen);
+    in.read_bool("allow_non_loopback", metrics.allow_non_loopback);
+    if (!metrics.listen.empty()) {
+        Result<ListenAddress> address = parse_listen_address(metrics.listen);
+        if (!address.is_ok()) {
+            in.error("listen", address.status().message());
+        } else if (!address->loopback && !metrics.allow_non_loopback) {
+            in.error("listen", "\"" + metrics.listen +
+                                   "\" is not a loopback address; set "
+                                   "metrics.allow_non_loopback to expose the metrics");
+        }
+    }
+    in.read_string("textfile", metrics.textfile);
+    if (!metrics.textfile.empty() &&
+        (metrics.textfile.size() < 6 ||
+         metrics.textfile.compare(metrics.textfile.size() - 5, 5, ".prom") != 0)) {
+        in.error("textfile", "must end in .prom (node-exporter reads only those)");
+    }
+    read_ms(in, "textfile_interval_ms", metrics.textfile_interval, 100, kDayMs);
+}
+
+void read_logging(JsonObjectReader& in, LoggingConfig& logging) {
+    std::string level = log_level_name(logging.level);
+    in.read_string("level", level);
+    if (auto parsed = parse_log_level(level)) {
+        logging.level = *parsed;
+    } else {
+        in.error("level",
+                 "must be \"error\", \"warn\", \"info\" or \"debug\" (got \"" + level + "\")");
+    }
+    in.read_bool("syslog", logging.syslog);
+}
+
+}  // namespace
+
+Result<DaemonConfig> parse_daemon_config(const std::string& json_text) {
+    Result<json> parsed = parse_config_object(json_text);
+    if (!parsed.is_ok()) return parsed.status();
+    const json& document = *parsed;
+    DaemonConfig config;
+    std::vector<std::string> errors;
+    JsonObjectReader top(document, "", errors);
+    top.read_string("gateway_id", config.store.gateway_id, true);
+    if (!config.store.gateway_id.empty() && !is_valid_identifier(config.store.gateway_id)) {
+        top.error("gateway_id", "must match [A-Za-z0-9._-]{1,64}");
+    }
+    top.read_object("database", true, [&](JsonObjectReader& in) { read_database(in, config); });
+    top.read_object("broker", false,
+                    [&](JsonObjectReader& in) { read_broker(in, config.publisher); });
+    top.read_object("publisher", false, [&](JsonObjectReader& in) { read_publisher(in, config); });
+    top.read_object("telemetry", false,
+                    [&](JsonObjectReader& in) { read_telemetry(in, config.telemetry); });
+    top.read_object("ingest", false, [&](JsonObjectReader& in) { read_ingest(in, config.ingest); });
+    top.read_object("metrics", false,
+                    [&](JsonObjectReader& in) { read_metrics(in, config.metrics); });
+    top.read_object("logging", false,
+                    [&](JsonObjectReader& in) { read_logging(in, config.logging); });
+    read_ms(top, "status_interval_ms", config.status_interval, 100, kDayMs);
+    top.report_unknown_fields();
+    if (!config.telemetry.datagram_socket.empty() &&
+        config.telemetry.datagram_socket == config.ingest.socket_path) {
+        errors.push_back("telemetry.datagram_socket must differ from ingest.socket");
+    }
+    if (!errors.empty()) {
+        return Status::error(StatusCode::kInvalidArgument, describe_config_problems(errors));
+    }
+    return config;
+}
+
+Result<DaemonConfig> load_daemon_config(const std::string& path) {
+    Result<std::string> text = read_config_file(path);
+    if (!text.is_ok()) return text.status();
+    Result<DaemonConfig> config = parse_daemon_config(*text);
+    if (!config.is_ok()) return config.status().with_context(path);
+    return config;
+}
+
+}  // namespace outpost::daemon

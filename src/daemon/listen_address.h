@@ -1,0 +1,29 @@
+// "host:port" for the metrics endpoint: a numeric IPv4 address, "[IPv6]", or
+// "localhost" (= 127.0.0.1). Names are not resolved: a daemon that starts at
+// boot must not wait for DNS.
+#ifndef OUTPOST_DAEMON_LISTEN_ADDRESS_H
+#define OUTPOST_DAEMON_LISTEN_ADDRESS_H
+
+#include <sys/socket.h>
+
+#include <string>
+
+#include "outpost/status.h"
+
+namespace outpost::daemon {
+
+struct ListenAddress {
+    sockaddr_storage address{};  // port included
+    socklen_t length = 0;
+    bool loopback = false;  // 127.0.0.0/8 or ::1
+};
+
+// kInvalidArgument with what is wrong ("port must be 0..65535").
+Result<ListenAddress> parse_listen_address(const std::string& text);
+
+// "127.0.0.1:9464" / "[::1]:9464" for the bound socket `fd`, "" on error.
+std::string describe_bound_address(int fd);
+
+}  // namespace outpost::daemon
+
+#endif  // OUTPOST_DAEMON_LISTEN_ADDRESS_H

@@ -1,0 +1,156 @@
+// outpostd: the gateway daemon. Runs the store, the alarm publisher, the
+// telemetry lane, the alarm ingestion socket and the metrics endpoint from
+// one JSON configuration. See --help.
+#include <cstdio>
+#include <optional>
+#include <string>
+
+#include "common/service_arguments.h"
+#include "daemon/config.h"
+#include "daemon/log.h"
+#include "daemon/run.h"
+
+namespace {
+
+using namespace outpost::daemon;
+
+const char* const kHelp = R"(usage: outpostd --config FILE [--check-config]
+       outpostd --help | --version
+
+The Outpost gateway daemon. Opens the alarm store (SQLite, WAL,
+synchronous=FULL), forwards its outbox over MQTT v5 QoS 1 (a row is SENT
+only after its PUBACK), records alarms that firmware sends to a local socket
+(the answer carries the eventId only after the durable commit), carries
+telemetry at QoS 0 on a separate connection from a bounded in-memory ring,
+and exposes Prometheus metrics.
+
+options:
+  --config FILE    JSON configuration (below)
+  --check-config   validate FILE, print a summary, exit 0 (valid) or 2
+  --version        print the version
+  --help           this text
+
+configuration (defaults shown; * = required; an absent object keeps its
+defaults; unknown fields are errors):
+{
+  "gateway_id": "gw-1",                      * [A-Za-z0-9._-]{1,64}
+  "database": {
+    "path": "/var/lib/outpost/outbox.db",    *
+    "quota_bytes": 67108864,                 byte budget; full -> store_full
+    "sent_retention_s": 86400, "purge_batch_rows": 256,
+    "max_batch": 256, "max_event_bytes": 65536, "busy_timeout_ms": 5000,
+    "corruption_policy": "refuse",           or "move_aside" (never deletes)
+    "check_on_open": true
+  },
+  "broker": {
+    "uri": "tcp://127.0.0.1:1883",           tcp:// or ssl://
+    "client_id": "",                         "" = outpost-<gateway_id>
+    "username": "", "password": "",
+    "tls": {"ca_file": "", "cert_file": "", "key_file": "", "key_password": "",
+            "verify_server": true},
+    "keepalive_s": 30, "connect_timeout_ms": 10000
+  },
+  "publisher": {
+    "window": 20,                            QoS 1 publishes in flight
+    "max_attempts": 10,                      broker refusals before DEAD
+    "retry_initial_ms": 1000, "retry_max_ms": 300000,
+    "reconnect_initial_ms": 500, "reconnect_max_ms": 60000,
+    "lease_retry_ms": 250, "poll_interval_ms": 25, "rescan_interval_ms": 5000,
+    "purge_interval_ms": 10000, "mark_batch": 64, "mark_delay_ms": 2,
+    "drain_timeout_ms": 5000                 SIGTERM waits this for PUBACKs
+  },
+  "telemetry": {                             absent = no telemetry lane
+    "client_id": "",                         "" = outpost-<gateway_id>-telemetry
+    "ring_capacity": 4096, "max_payload_bytes": 4096, "coalesce": false,
+    "datagram_socket": "/run/outpost/telemetry.sock"   "<key>\n<payload>"
+  },
+  "ingest": {
+    "socket": "/run/outpost/outpostd.sock",  "" = no alarm socket
+    "socket_mode": "0660", "max_clients": 16,
+    "max_request_bytes": 65536, "idle_timeout_ms": 30000
+  },
+  "metrics": {
+    "listen": "",                            e.g. "127.0.0.1:9464"; "" = off
+    "allow_non_loopback": false,             required for a non-loopback listen
+    "textfile": "",                          node-exporter *.prom, replaced atomically
+    "textfile_interval_ms": 15000
+  },
+  "logging": {"level": "info", "syslog": false},   error|warn|info|debug
+  "status_interval_ms": 10000                STATUS= to systemd
+}
+
+The broker settings also serve the telemetry lane (with its own client id).
+
+systemd: with Type=notify, READY=1 is sent once the store is open and the
+sockets listen; STATUS= every status_interval_ms; STOPPING=1 at shutdown.
+With WatchdogSec=, WATCHDOG=1 goes out every WatchdogSec/2 but only while
+the publisher's loop keeps going round, so a hung publisher gets the daemon
+restarted. Keep WatchdogSec above 2 x broker.connect_timeout_ms (a connect
+attempt holds the loop). See firmware_glue/systemd/outpostd.service.
+
+logging: lines on stderr; under journald ($JOURNAL_STREAM) prefixed with the
+syslog priority "<N>"; with logging.syslog also to syslog(3).
+
+metrics: GET /metrics (Prometheus text format): outpost_backlog,
+outpost_oldest_pending_age_seconds, outpost_in_flight, outpost_dead,
+outpost_events_{sent,refused,dead,published,recorded}_total,
+outpost_broker_connected, outpost_broker_reconnects_total,
+outpost_lease_epoch, outpost_commit_to_ack_p99_seconds,
+outpost_telemetry_{offered,published}_total,
+outpost_telemetry_dropped_total{reason=...}, outpost_ingest_*_total,
+outpost_store_bytes, ...
+
+signals: SIGTERM/SIGINT close the alarm socket, wait up to drain_timeout_ms
+for the PUBACKs in flight (rows without one stay pending and go out again
+after the restart), stop telemetry, close the store and exit 0.
+
+exit status: 0 stopped by a signal, 1 a part could not start or failed,
+2 usage or configuration error.
+)";
+
+void print_summary(const DaemonConfig& config) {
+    std::printf("configuration OK\n  gateway %s, database %s (quota %llu bytes)\n",
+                config.store.gateway_id.c_str(), config.database_path.c_str(),
+                static_cast<unsigned long long>(config.store.quota_bytes));
+    std::printf("  broker %s, window %d, drain %lld ms\n", config.publisher.broker_uri.c_str(),
+                config.publisher.max_in_flight,
+                static_cast<long long>(config.drain_timeout.count()));
+    std::printf("  alarm socket %s\n",
+                config.ingest.socket_path.empty() ? "off" : config.ingest.socket_path.c_str());
+    if (config.telemetry.enabled) {
+        std::printf("  telemetry ring %zu%s, datagrams %s\n", config.telemetry.ring_capacity,
+                    config.telemetry.coalesce ? " (coalescing)" : "",
+                    config.telemetry.datagram_socket.empty()
+                        ? "off"
+                        : config.telemetry.datagram_socket.c_str());
+    } else {
+        std::printf("  telemetry off\n");
+    }
+    std::printf(
+        "  metrics %s%s%s\n", config.metrics.listen.empty() ? "" : "http://",
+        config.metrics.listen.empty() ? "no endpoint"
+                                      : (config.metrics.listen + "/metrics").c_str(),
+        config.metrics.textfile.empty() ? "" : (", textfile " + config.metrics.textfile).c_str());
+    std::printf("  log level %s%s\n", log_level_name(config.logging.level),
+                config.logging.syslog ? ", also syslog" : "");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    int exit_code = kExitOk;
+    const std::optional<outpost::ServiceArguments> arguments = outpost::parse_service_arguments(
+        argc, argv, "outpostd", kHelp, OUTPOST_VERSION, &exit_code);
+    if (!arguments) return exit_code;
+    outpost::Result<DaemonConfig> config = load_daemon_config(arguments->config_path);
+    if (!config.is_ok()) {
+        std::fprintf(stderr, "outpostd: %s\n", config.status().message().c_str());
+        return kExitUsage;
+    }
+    if (arguments->check_only) {
+        print_summary(*config);
+        return kExitOk;
+    }
+    configure_log(config->logging.level, config->logging.syslog);
+    return run_daemon(*config);
+}

@@ -1,0 +1,132 @@
+#include "daemon/metrics_server.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "daemon/log.h"
+#include "daemon/prometheus.h"
+
+namespace outpost::daemon {
+namespace {
+
+constexpr size_t kMaxRequestBytes = 8192;
+
+void write_all(int fd, const std::string& data) {
+    size_t done = 0;
+    while (done < data.size()) {
+        const ssize_t n = send(fd, data.data() + done, data.size() - done, MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return;  // the scraper went away; nothing to do
+        done += static_cast<size_t>(n);
+    }
+}
+
+std::string response(const char* status, const char* content_type, const std::string& body) {
+    return std::string("HTTP/1.1 ") + status + "\r\nContent-Type: " + content_type +
+           "\r\nContent-Length: " + std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" +
+           body;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<MetricsServer>> MetricsServer::start(const ListenAddress& address,
+                                                            Render render) {
+    const int fd = socket(address.address.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return Status::error(StatusCode::kIoError,
+                             std::string("metrics socket: ") + std::strerror(errno));
+    const int on = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
+    if (bind(fd, reinterpret_cast<const sockaddr*>(&address.address), address.length) != 0 ||
+        listen(fd, 8) != 0) {
+        const int error = errno;
+        close(fd);
+        return Status::error(StatusCode::kIoError, std::string("metrics endpoint cannot listen: ") +
+                                                       std::strerror(error));
+    }
+    int wake[2];
+    if (pipe2(wake, O_CLOEXEC) != 0) {
+        close(fd);
+        return Status::error(StatusCode::kIoError, std::string("pipe: ") + std::strerror(errno));
+    }
+    std::unique_ptr<MetricsServer> server(
+        new MetricsServer(fd, wake[0], wake[1], std::move(render)));
+    server->thread_ = std::thread([raw = server.get()] { raw->serve(); });
+    return server;
+}
+
+MetricsServer::MetricsServer(int listen_fd, int wake_read, int wake_write, Render render)
+    : listen_fd_(listen_fd),
+      wake_read_(wake_read),
+      wake_write_(wake_write),
+      render_(std::move(render)),
+      bound_address_(describe_bound_address(listen_fd)) {}
+
+MetricsServer::~MetricsServer() {
+    stop();
+}
+
+void MetricsServer::stop() {
+    if (!thread_.joinable()) return;
+    const char byte = 0;
+    (void)!write(wake_write_, &byte, 1);
+    thread_.join();
+    close(listen_fd_);
+    close(wake_read_);
+    close(wake_write_);
+}
+
+void MetricsServer::serve() {
+    pthread_setname_np(pthread_self(), "outpost-metrics");
+    for (;;) {
+        pollfd fds[2] = {{listen_fd_, POLLIN, 0}, {wake_read_, POLLIN, 0}};
+        if (poll(fds, 2, -1) < 0) {
+            if (errno == EINTR) continue;
+            log_error(std::string("metrics endpoint: poll: ") + std::strerror(errno));
+            return;
+        }
+        if (fds[1].revents != 0) return;
+        const int client = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
+        if (client < 0) continue;
+        answer(client);
+        close(client);
+    }
+}
+
+void MetricsServer::answer(int client) const {
+    const timeval limit{2, 0};
+    setsockopt(client, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
+    setsockopt(client, SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof limit);
+    std::string request;
+    char buffer[1024];
+    while (request.find("\r\n\r\n") == std::string::npos && request.size() < kMaxRequestBytes) {
+        const ssize_t n = recv(client, buffer, sizeof buffer, 0);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        request.append(buffer, static_cast<size_t>(n));
+    }
+    const std::string line = request.substr(0, request.find("\r\n"));
+    const size_t space = line.find(' ');
+    const std::string method = line.substr(0, space);
+    std::string target = space == std::string::npos ? "" : line.substr(space + 1);
+    target = target.substr(0, target.find(' '));
+    target = target.substr(0, target.find('?'));
+    if (method != "GET" && method != "HEAD") {
+        write_all(client, response("405 Method Not Allowed", "text/plain", "GET /metrics only\n"));
+    } else if (target != "/metrics") {
+        write_all(client, response("404 Not Found", "text/plain", "try /metrics\n"));
+    } else {
+        std::string reply = response("200 OK", kPrometheusContentType, render_());
+        if (method == "HEAD") reply.resize(reply.find("\r\n\r\n") + 4);
+        write_all(client, reply);
+    }
+}
+
+}  // namespace outpost::daemon

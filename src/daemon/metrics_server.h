@@ -1,0 +1,52 @@
+// A minimal HTTP/1.x endpoint for Prometheus: GET /metrics answers the text
+// `render` returns; anything else gets 404 or 405. One connection at a time,
+// each closed after its answer, with a 2 s limit per request; scrapes are
+// rare and tiny, and a slow client only delays the next scrape.
+//
+// Thread: "outpost-metrics", owned; stop() (or the destructor) wakes it,
+// joins it and closes the socket.
+#ifndef OUTPOST_DAEMON_METRICS_SERVER_H
+#define OUTPOST_DAEMON_METRICS_SERVER_H
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "daemon/listen_address.h"
+#include "outpost/status.h"
+
+namespace outpost::daemon {
+
+class MetricsServer final {
+  public:
+    using Render = std::function<std::string()>;
+
+    // Binds and listens on `address`; `render` is called on the server
+    // thread for each scrape. kIoError names the address and errno.
+    static Result<std::unique_ptr<MetricsServer>> start(const ListenAddress& address,
+                                                        Render render);
+    ~MetricsServer();
+    MetricsServer(const MetricsServer&) = delete;
+    MetricsServer& operator=(const MetricsServer&) = delete;
+
+    // "127.0.0.1:9464", with the port the kernel chose for port 0.
+    const std::string& bound_address() const { return bound_address_; }
+    void stop();
+
+  private:
+    MetricsServer(int listen_fd, int wake_read, int wake_write, Render render);
+    void serve();
+    void answer(int client) const;
+
+    int listen_fd_;
+    int wake_read_;  // readable once stop() wrote to wake_write_
+    int wake_write_;
+    Render render_;
+    std::string bound_address_;
+    std::thread thread_;
+};
+
+}  // namespace outpost::daemon
+
+#endif  // OUTPOST_DAEMON_METRICS_SERVER_H

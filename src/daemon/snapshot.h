@@ -1,0 +1,36 @@
+// One consistent-enough look at every part the daemon runs, taken for a
+// metrics scrape, the textfile, `outpostctl status --socket` and STATUS=.
+#ifndef OUTPOST_DAEMON_SNAPSHOT_H
+#define OUTPOST_DAEMON_SNAPSHOT_H
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "ingest/ingest_server.h"
+#include "outpost/publisher.h"
+#include "outpost/store.h"
+#include "outpost/telemetry.h"
+
+namespace outpost::daemon {
+
+struct DaemonSnapshot {
+    std::string gateway_id;
+    int64_t uptime_ms = 0;
+    std::optional<StoreStats> store;  // nullopt when the figures could not be read
+    std::string store_error;          // why, then
+    PublisherStatus publisher;
+    std::optional<TelemetryStats> telemetry;    // nullopt: lane off
+    std::optional<ingest::ServerStats> ingest;  // nullopt: socket off
+};
+
+// The JSON `outpostctl status --socket` renders: backlog, oldest pending
+// age, in flight, dead, connection, lease, latency, telemetry drops, ingest.
+nlohmann::json status_json(const DaemonSnapshot& snapshot);
+
+// One line for systemd's STATUS= and the log.
+std::string status_line(const DaemonSnapshot& snapshot);
+
+}  // namespace outpost::daemon
+
+#endif  // OUTPOST_DAEMON_SNAPSHOT_H
