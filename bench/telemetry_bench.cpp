@@ -15,7 +15,8 @@
 // counters.
 //
 // Usage: telemetry_bench [--rate=200] [--seconds=10] [--rounds=3]
-//                        [--telemetry-rate=5000] [--datagram-percent=20]
+//                        [--telemetry-rate=5000] [--telemetry-cap=5000]
+//                        [--datagram-percent=20]
 //                        [--window=20] [--devices=16]
 #include <mqtt/async_client.h>
 
@@ -51,6 +52,7 @@ struct Args {
     int seconds = 10;
     int rounds = 3;
     int telemetry_rate = 5000;
+    int telemetry_cap = 5000;  // TelemetryOptions::max_send_rate; 0: none
     int datagram_percent = 20;
     int window = 20;
     int devices = 16;
@@ -336,6 +338,7 @@ int main(int argc, char** argv) {
                                  {"--seconds", &args.seconds},
                                  {"--rounds", &args.rounds},
                                  {"--telemetry-rate", &args.telemetry_rate},
+                                 {"--telemetry-cap", &args.telemetry_cap},
                                  {"--datagram-percent", &args.datagram_percent},
                                  {"--window", &args.window},
                                  {"--devices", &args.devices}},
@@ -360,6 +363,7 @@ int main(int argc, char** argv) {
     lane_options.gateway_id = "gw-bench";
     lane_options.broker_uri = broker.uri();
     lane_options.datagram_socket = dir.file("telemetry.sock");
+    lane_options.max_send_rate = static_cast<uint32_t>(args.telemetry_cap);
     auto lane = TelemetryLane::start(lane_options);
     if (!lane) {
         std::fprintf(stderr, "telemetry: %s\n", lane.status().to_string().c_str());
@@ -401,6 +405,7 @@ int main(int argc, char** argv) {
         {"rounds", args.rounds},
         {"alarm_rate_per_s", args.rate},
         {"telemetry_target_per_s", args.telemetry_rate},
+        {"telemetry_send_cap_per_s", args.telemetry_cap},
         {"telemetry_achieved_per_s_min", std::lround(totals.telemetry_per_s)},
         {"record_to_puback_p99_quiet_ms_median", quiet_p99},
         {"record_to_puback_p99_loaded_ms_median", loaded_p99},

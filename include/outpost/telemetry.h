@@ -82,6 +82,12 @@ struct TelemetryOptions {
     size_t max_payload_bytes = 4096;
     // Keep only the latest value per key in the ring (see the promises).
     bool coalesce = false;
+    // Publishes per second at most (bursts up to a tenth of that); beyond it
+    // messages wait in the ring, which drops its oldest when full. This caps
+    // what telemetry can take from the CPU and from paho's process-wide
+    // send thread whatever rate firmware offers. 0 means no limit.
+    // bench/telemetry_bench shows the effect on alarm latency.
+    uint32_t max_send_rate = 5000;
     // Reconnect pacing after a failed or lost connection: capped exponential
     // with jitter, reset by a successful connect.
     std::chrono::milliseconds reconnect_initial{500}, reconnect_max{60000};

@@ -10,6 +10,7 @@
 #define OUTPOST_TELEMETRY_LANE_IMPL_H
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
@@ -23,6 +24,7 @@
 #include "telemetry/datagram_socket.h"
 #include "telemetry/mqtt_sender.h"
 #include "telemetry/ring.h"
+#include "telemetry/send_pacer.h"
 
 namespace outpost {
 
@@ -55,8 +57,11 @@ class TelemetryLane::Impl final {
     // asked; returns the oldest message, if any.
     std::optional<telemetry::TelemetryMessage> next_message();
     void send(const telemetry::TelemetryMessage& message);
-    // Waits up to `delay_ms` unless stop is asked. Returns false on stop.
-    bool pause(int64_t delay_ms);
+    // Waits until the pacer allows one more publish and takes it. Returns
+    // false on stop.
+    bool wait_for_send_slot(telemetry::SendPacer& pacer);
+    // Waits up to `delay` unless stop is asked. Returns false on stop.
+    bool pause(std::chrono::microseconds delay);
     void on_connection_lost(const std::string& cause);
     void set_error(std::string error);
 

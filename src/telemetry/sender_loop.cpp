@@ -10,6 +10,7 @@
 
 #include "publish/backoff.h"
 #include "telemetry/lane_impl.h"
+#include "telemetry/send_pacer.h"
 
 namespace outpost {
 namespace {
@@ -30,6 +31,9 @@ void TelemetryLane::Impl::sender_loop() {
     lower_thread_priority();
     publish::Backoff backoff(options_.reconnect_initial.count(), options_.reconnect_max.count(),
                              options_.jitter_seed);
+    // Bursts of up to a tenth of a second's worth.
+    const uint32_t rate = options_.max_send_rate;
+    telemetry::SendPacer pacer(rate, rate / 10, std::chrono::steady_clock::now());
     int64_t failures = 0;
     bool ever_connected = false;
     for (;;) {
@@ -43,7 +47,7 @@ void TelemetryLane::Impl::sender_loop() {
             Status connected = sender_->connect();
             if (!connected) {
                 set_error(connected.message());
-                if (!pause(backoff.delay_ms(++failures))) return;
+                if (!pause(std::chrono::milliseconds(backoff.delay_ms(++failures)))) return;
                 continue;
             }
             failures = 0;
@@ -51,7 +55,13 @@ void TelemetryLane::Impl::sender_loop() {
             ever_connected = true;
             connected_.store(true, std::memory_order_relaxed);
         }
-        while (auto message = next_message()) send(*message);
+        while (auto message = next_message()) {
+            if (!wait_for_send_slot(pacer)) {
+                dropped_disconnected_.fetch_add(1, std::memory_order_relaxed);  // stopping
+                break;
+            }
+            send(*message);
+        }
     }
 }
 
@@ -71,7 +81,7 @@ void TelemetryLane::Impl::send(const telemetry::TelemetryMessage& message) {
                 published_.fetch_add(1, std::memory_order_relaxed);
                 return;
             case telemetry::SendOutcome::kBusy:
-                if (!pause(kBusyRetry.count())) {
+                if (!pause(kBusyRetry)) {
                     dropped_disconnected_.fetch_add(1, std::memory_order_relaxed);
                     return;
                 }
@@ -88,9 +98,21 @@ void TelemetryLane::Impl::send(const telemetry::TelemetryMessage& message) {
     }
 }
 
-bool TelemetryLane::Impl::pause(int64_t delay_ms) {
+bool TelemetryLane::Impl::wait_for_send_slot(telemetry::SendPacer& pacer) {
+    for (;;) {
+        const auto now = std::chrono::steady_clock::now();
+        const std::chrono::microseconds wait = pacer.wait_needed(now);
+        if (wait.count() == 0) {
+            pacer.take(now);
+            return true;
+        }
+        if (!pause(wait)) return false;
+    }
+}
+
+bool TelemetryLane::Impl::pause(std::chrono::microseconds delay) {
     std::unique_lock<std::mutex> lock(ring_mutex_);
-    ring_changed_.wait_for(lock, std::chrono::milliseconds(delay_ms), [&] { return stopping_; });
+    ring_changed_.wait_for(lock, delay, [&] { return stopping_; });
     return !stopping_;
 }
 
