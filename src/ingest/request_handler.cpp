@@ -31,7 +31,7 @@ bool only_fields(const nlohmann::json& request, std::initializer_list<const char
 nlohmann::json stats_to_json(const ServerStats& stats) {
     return {{"connections", stats.connections},
             {"requests", stats.requests},
-            {"alarmsRecorded", stats.alarms_recorded},
+            {"alarms_recorded", stats.alarms_recorded},
             {"errors", stats.errors},
             {"clients", stats.clients}};
 }
@@ -108,9 +108,9 @@ nlohmann::json RequestHandler::status_answer() const {
     document["store"] = {{"pending", stats->pending},
                          {"sent", stats->sent},
                          {"dead", stats->dead},
-                         {"oldestPendingId", stats->oldest_pending_id},
-                         {"databaseBytes", stats->database_bytes},
-                         {"quotaBytes", stats->quota_bytes}};
+                         {"oldest_pending_id", stats->oldest_pending_id},
+                         {"database_bytes", stats->database_bytes},
+                         {"quota_bytes", stats->quota_bytes}};
     return document;
 }
 

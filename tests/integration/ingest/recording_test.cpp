@@ -139,7 +139,7 @@ TEST_CASE("ping answers ok and status reports store figures and ingest counters"
     INFO(answer.dump());
     REQUIRE(answer["ok"] == true);
     CHECK(answer["status"]["store"]["pending"] == 1);
-    CHECK(answer["status"]["ingest"]["alarmsRecorded"] == 1);
+    CHECK(answer["status"]["ingest"]["alarms_recorded"] == 1);
     CHECK(answer["status"]["ingest"]["clients"] == 1);
 }
 
