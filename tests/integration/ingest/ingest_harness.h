@@ -27,10 +27,11 @@ struct IngestHarness {
     // Opens the store and, unless `start_now` is false, starts the server on
     // <dir>/outpostd.sock (else set things up, then call start()).
     explicit IngestHarness(ingest::ServerOptions server_options = {},
-                           ingest::StatusProvider status_provider = {}, bool start_now = true)
+                           ingest::StatusProvider status_provider = {}, bool start_now = true,
+                           const StoreOptions& store_options = test_options())
         : options(std::move(server_options)), status(std::move(status_provider)) {
         db_path = dir.file("store.db");
-        store = open_store(db_path, test_options());
+        store = open_store(db_path, store_options);
         if (options.socket_path.empty()) options.socket_path = dir.file("outpostd.sock");
         socket_path = options.socket_path;
         if (!start_now) return;

@@ -130,6 +130,33 @@ TEST_CASE("eight concurrent clients raising fifty alarms each get distinct ids, 
     CHECK(harness.server->stats().alarms_recorded == static_cast<uint64_t>(kClients * kAlarmsEach));
 }
 
+TEST_CASE("a full store answers store_full, keeps every alarm it acknowledged, and keeps serving",
+          "[ingest]") {
+    outpost::StoreOptions store_options = outpost::testing::test_options();
+    store_options.quota_bytes = 256 * 1024;
+    IngestHarness harness({}, {}, true, store_options);
+    auto client = harness.connect();
+    int acknowledged = 0;
+    nlohmann::json refusal;
+    for (int i = 0; i < 5000 && refusal.is_null(); ++i) {
+        auto request = outpost::testing::alarm_request("pump-" + std::to_string(i % 7));
+        request["alarm"]["text"] = std::string(1000, 'x');
+        auto answer = call(*client, request);
+        if (answer["ok"] == true) {
+            ++acknowledged;
+        } else {
+            refusal = answer;
+        }
+    }
+    INFO(refusal.dump());
+    REQUIRE(acknowledged > 50);
+    CHECK(outpost::testing::error_code(refusal) == "store_full");
+    RawSqlite raw(harness.db_path, SQLITE_OPEN_READONLY);
+    CHECK(raw.integer("SELECT count(*) FROM outbox") == acknowledged);
+    CHECK(raw.integer("SELECT count(*) FROM alarm_record") == acknowledged);
+    CHECK(call(*client, {{"op", "ping"}})["ok"] == true);
+}
+
 TEST_CASE("ping answers ok and status reports store figures and ingest counters", "[ingest]") {
     IngestHarness harness;
     auto client = harness.connect();
