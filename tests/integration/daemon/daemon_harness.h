@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -130,12 +131,19 @@ class DaemonProcess final {
 // systemd receives from a Type=notify service.
 class NotifyListener final {
   public:
+    // `path` may name an abstract socket: "@name".
     explicit NotifyListener(std::string path) : path_(std::move(path)) {
         fd_ = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
         sockaddr_un address{};
         address.sun_family = AF_UNIX;
-        std::strncpy(address.sun_path, path_.c_str(), sizeof address.sun_path - 1);
-        if (fd_ < 0 || ::bind(fd_, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
+        if (path_.size() >= sizeof address.sun_path) throw std::runtime_error("path too long");
+        std::memcpy(address.sun_path, path_.data(), path_.size());
+        socklen_t length = sizeof address;
+        if (path_[0] == '@') {
+            address.sun_path[0] = '\0';
+            length = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + path_.size());
+        }
+        if (fd_ < 0 || ::bind(fd_, reinterpret_cast<sockaddr*>(&address), length) != 0) {
             throw std::runtime_error("cannot bind the notify socket " + path_);
         }
     }

@@ -149,6 +149,27 @@ TEST_CASE("under systemd it sends READY=1 and WATCHDOG=1 repeatedly, and STOPPIN
     CHECK(count_assignments(notify.collect(500ms), "STOPPING=1") == 1);
 }
 
+TEST_CASE(
+    "an abstract NOTIFY_SOCKET gets READY=1, and a WATCHDOG_PID of another process "
+    "turns the pings off",
+    "[daemon]") {
+    Mosquitto broker;
+    TempDir dir;
+    NotifyListener notify("@outpostd-test-" + std::to_string(::getpid()));
+    DaemonProcess daemon(
+        dir, daemon_config(dir, broker),
+        {"NOTIFY_SOCKET=" + notify.path(), "WATCHDOG_USEC=1000000", "WATCHDOG_PID=1"});
+    std::vector<std::string> messages;
+    REQUIRE(eventually([&] {
+        for (auto& message : notify.collect(200ms)) messages.push_back(message);
+        return count_assignments(messages, "READY=1") == 1;
+    }));
+    // Two watchdog intervals and more: a daemon that pinged would have by now.
+    for (auto& message : notify.collect(3000ms)) messages.push_back(message);
+    CHECK(count_assignments(messages, "WATCHDOG=1") == 0);
+    CHECK(daemon.terminate() == 0);
+}
+
 TEST_CASE("a stuck publisher loop stops the WATCHDOG=1 pings", "[daemon]") {
     Mosquitto broker;
     TempDir healthy_dir;
