@@ -3,9 +3,13 @@
 // socket reach the broker, SIGTERM drains without losing a row, the notify
 // protocol and the watchdog behave, and the metrics tell what happened.
 // Waits are bounded and wait for outcomes; nothing asserts on timing.
+#include <sys/stat.h>
+
 #include <catch2/catch.hpp>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -168,6 +172,32 @@ TEST_CASE(
     for (auto& message : notify.collect(3000ms)) messages.push_back(message);
     CHECK(count_assignments(messages, "WATCHDOG=1") == 0);
     CHECK(daemon.terminate() == 0);
+}
+
+TEST_CASE("when stderr is the journal stream every log line starts with its syslog priority",
+          "[daemon]") {
+    Mosquitto broker;
+    TempDir dir;
+    // The log file exists before the spawn, so its device and inode are
+    // what systemd would put in JOURNAL_STREAM for the daemon's stderr.
+    std::ofstream(dir.file("outpostd.log")).flush();
+    struct stat info {};
+    REQUIRE(::stat(dir.file("outpostd.log").c_str(), &info) == 0);
+    const std::string stream = std::to_string(info.st_dev) + ":" + std::to_string(info.st_ino);
+    DaemonProcess daemon(dir, daemon_config(dir, broker), {"JOURNAL_STREAM=" + stream});
+    REQUIRE(eventually([&] { return daemon.logged("ready"); }));
+    CHECK(daemon.terminate() == 0);
+    std::stringstream lines(daemon.log());
+    int info_lines = 0;
+    for (std::string line; std::getline(lines, line);) {
+        INFO(line);
+        CHECK(line.size() > 3);
+        CHECK(line[0] == '<');
+        CHECK(line[2] == '>');
+        info_lines += line.rfind("<6>", 0) == 0 ? 1 : 0;
+    }
+    CHECK(info_lines > 0);
+    CHECK(daemon.logged("<6>ready"));
 }
 
 TEST_CASE("a stuck publisher loop stops the WATCHDOG=1 pings", "[daemon]") {
