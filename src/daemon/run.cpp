@@ -38,13 +38,20 @@ void notify(const Notifier& notifier, const std::string& message) {
 
 class Watchdog final {
   public:
-    Watchdog(const Notifier& notifier, const Daemon& daemon)
+    Watchdog(const Notifier& notifier, const Daemon& daemon, milliseconds connect_timeout)
         : notifier_(notifier),
           daemon_(daemon),
           interval_(std::chrono::duration_cast<milliseconds>(notifier.watchdog_interval() / 2)) {
-        if (enabled()) {
-            log_info("systemd watchdog: checking the publisher every " +
-                     std::to_string(interval_.count()) + " ms");
+        if (!enabled()) return;
+        log_info("systemd watchdog: checking the publisher every " +
+                 std::to_string(interval_.count()) + " ms");
+        // One connection attempt holds the publisher loop; a watchdog
+        // shorter than that restarts a daemon that is merely reconnecting.
+        if (interval_ < connect_timeout) {
+            log_warning("WatchdogSec/2 (" + std::to_string(interval_.count()) +
+                        " ms) is below broker.connect_timeout_ms (" +
+                        std::to_string(connect_timeout.count()) +
+                        " ms): a slow connection attempt will get outpostd restarted");
         }
     }
     bool enabled() const { return interval_.count() > 0; }
@@ -93,7 +100,7 @@ int run_daemon(const DaemonConfig& config) {
     notify(notifier, "READY=1\nSTATUS=" + status_line(daemon.snapshot()));
     log_info("ready");
 
-    Watchdog watchdog(notifier, daemon);
+    Watchdog watchdog(notifier, daemon, config.publisher.connect_timeout);
     const milliseconds textfile_interval =
         config.metrics.textfile.empty() ? milliseconds::max() : config.metrics.textfile_interval;
     auto next_status = Clock::now() + config.status_interval;
