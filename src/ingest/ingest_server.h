@@ -42,7 +42,9 @@ struct ServerOptions {
     // Longest request line, newline excluded. A longer line is answered
     // "request_too_large" and the connection closed (framing is lost).
     size_t max_request_bytes = 65536;
-    // A connection that sends no complete request for this long is closed.
+    // A connection that sends no complete request for this long is closed,
+    // and so is one whose answer cannot be sent for this long (a client that
+    // stopped reading).
     std::chrono::milliseconds idle_timeout{30000};
 };
 

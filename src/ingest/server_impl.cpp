@@ -2,12 +2,14 @@
 // writes a byte and never reads it, so every poll() on the read end (the
 // acceptor's and each connection's) wakes and stays awake. A connection
 // thread checks the flag only between requests, so a request being executed
-// (a record_alarm waiting for its durable commit) always gets its answer.
+// (a record_alarm waiting for its durable commit) always gets its answer,
+// unless the client stops reading: sends time out after idle_timeout.
 #include "ingest/server_impl.h"
 
 #include <poll.h>
 #include <pthread.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -92,6 +94,13 @@ void ServerImpl::accept_loop() {
 }
 
 void ServerImpl::admit(int fd) {
+    // A client that stops reading its answers must not pin a thread (and
+    // stop()) forever: a send blocked this long fails and closes the
+    // connection.
+    auto idle_ms = options_.idle_timeout.count();
+    timeval send_timeout{static_cast<time_t>(idle_ms / 1000),
+                         static_cast<suseconds_t>((idle_ms % 1000) * 1000)};
+    ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &send_timeout, sizeof send_timeout);
     if (clients_.load() >= options_.max_clients) {
         count_error_and_send(fd, status_code_name(StatusCode::kBusy),
                              "too many clients (" + std::to_string(options_.max_clients) +

@@ -1,12 +1,14 @@
 // The socket's life: taking over a stale socket file, refusing to steal a
 // live one, file mode, client limit, idle timeout, and a stop that finishes
 // the request in progress and removes the socket file.
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <cerrno>
 #include <condition_variable>
 #include <fstream>
 #include <future>
@@ -169,4 +171,31 @@ TEST_CASE("stop finishes the request in progress, closes idle clients and remove
     CHECK_FALSE(exists(harness.socket_path));
     auto late = outpost::ingest::Client::connect(harness.socket_path);
     CHECK(late.status().code() == StatusCode::kNotFound);
+}
+
+TEST_CASE("a client that never reads its answers cannot keep stop from finishing", "[ingest]") {
+    outpost::ingest::ServerOptions options;
+    options.idle_timeout = std::chrono::milliseconds(200);
+    IngestHarness harness(options);
+    auto client = harness.connect();
+    // Pipeline pings, reading nothing, until the server stops taking them for
+    // a second: by then it sits blocked sending answers nobody reads. (Were
+    // it only slow, the test would still pass, proving less; it cannot fail
+    // because of timing.)
+    const std::string ping = "{\"op\":\"ping\"}\n";
+    size_t queued = 0;
+    for (;;) {
+        ssize_t sent = ::send(client->fd(), ping.data(), ping.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+        if (sent > 0) {
+            queued += static_cast<size_t>(sent);
+            continue;
+        }
+        if (errno != EAGAIN && errno != EWOULDBLOCK) break;  // the server closed it
+        pollfd writable{client->fd(), POLLOUT, 0};
+        if (::poll(&writable, 1, 1000) == 0 || (writable.revents & (POLLERR | POLLHUP))) break;
+    }
+    CHECK(queued > 0);
+    harness.server->stop();  // returns: the blocked send times out
+    CHECK_FALSE(exists(harness.socket_path));
+    CHECK(harness.server->stats().clients == 0);
 }
