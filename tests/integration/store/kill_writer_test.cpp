@@ -43,23 +43,35 @@ namespace {
     _exit(0);
 }
 
-// Reads acknowledged ids from `fd` until `wanted` arrived; returns them all.
-std::set<std::string> read_acks(int fd, size_t wanted) {
-    std::set<std::string> acks;
-    std::string buffer;
-    char chunk[4096];
-    while (acks.size() < wanted) {
-        ssize_t got = ::read(fd, chunk, sizeof chunk);
-        if (got <= 0) break;
-        buffer.append(chunk, static_cast<size_t>(got));
-        size_t newline;
-        while ((newline = buffer.find('\n')) != std::string::npos) {
-            acks.insert(buffer.substr(0, newline));
-            buffer.erase(0, newline + 1);
+// The parent's end of the ack pipe. A read may end inside a line (a full
+// 4096-byte chunk splits a 37-byte line), so the partial tail is kept for
+// the next call instead of being taken for an id.
+class AckReader final {
+  public:
+    explicit AckReader(int fd) : fd_(fd) {}
+
+    // Reads until `wanted` ids arrived in all or the pipe closed; returns
+    // the ids this call completed.
+    std::set<std::string> read(size_t wanted) {
+        std::set<std::string> acks;
+        char chunk[4096];
+        while (acks.size() < wanted) {
+            ssize_t got = ::read(fd_, chunk, sizeof chunk);
+            if (got <= 0) break;
+            buffer_.append(chunk, static_cast<size_t>(got));
+            size_t newline;
+            while ((newline = buffer_.find('\n')) != std::string::npos) {
+                acks.insert(buffer_.substr(0, newline));
+                buffer_.erase(0, newline + 1);
+            }
         }
+        return acks;
     }
-    return acks;
-}
+
+  private:
+    int fd_;
+    std::string buffer_;
+};
 
 }  // namespace
 
@@ -78,10 +90,11 @@ TEST_CASE("every alarm acknowledged before a SIGKILL is in the database after re
         }
         REQUIRE(child > 0);
         ::close(fds[1]);
-        auto acks = read_acks(fds[0], 200 + 37 * static_cast<size_t>(round));
+        AckReader reader(fds[0]);
+        auto acks = reader.read(200 + 37 * static_cast<size_t>(round));
         ::kill(child, SIGKILL);
         // Ids acknowledged between our last read and the kill count too.
-        auto late = read_acks(fds[0], SIZE_MAX);
+        auto late = reader.read(SIZE_MAX);
         ::close(fds[0]);
         int status = 0;
         REQUIRE(::waitpid(child, &status, 0) == child);
