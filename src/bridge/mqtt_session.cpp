@@ -250,14 +250,22 @@ class PahoSession final : public MqttSession {
             return Status::error(StatusCode::kUnavailable,
                                  "MQTT connect to " + where + " failed: " + error.what());
         }
-        stats_.mqtt_connected(true);
-        log_info("connected to " + where +
-                 (session_present ? " (session resumed)" : " (new session)"));
+        // "Connected" (the log line and the status) means subscribed: from
+        // then on the broker keeps every matching message for this session.
+        // A gateway that publishes earlier, before any bridge ever
+        // subscribed, has its messages acknowledged and dropped by the broker.
+        const std::string session = session_present ? " (session resumed)" : " (new session)";
         Status subscribed = subscribe(timeout);
-        if (subscribed.is_ok()) return subscribed;
+        if (subscribed.is_ok()) {
+            stats_.mqtt_connected(true);
+            log_info("connected to " + where + session + ", subscribed");
+            return subscribed;
+        }
         if (session_present) {
             // The session already holds the subscription and messages may be
             // flowing (a held callback delays the SUBACK): keep the connection.
+            stats_.mqtt_connected(true);
+            log_info("connected to " + where + session);
             log_warning(subscribed.to_string() + " (the resumed session keeps its subscription)");
             return Status::ok();
         }

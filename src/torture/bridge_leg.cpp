@@ -99,7 +99,18 @@ std::unique_ptr<BridgeLeg> BridgeLeg::start(const CampaignOptions& options,
     leg->config_path_ = scratch + "/bridge.json";
     std::ofstream(leg->config_path_) << config.dump(2);
     *error = leg->start_bridge(true);
-    return error->empty() ? std::move(leg) : nullptr;
+    if (!error->empty()) return nullptr;
+    // Its persistent session must hold the subscription before the first
+    // gateway publishes: the broker acknowledges and drops what matches no
+    // subscription, and the campaign would count those alarms as lost.
+    const bool subscribed = poll_until(
+        [&] { return leg->bridge_->log().find(", subscribed") != std::string::npos; },
+        kRocketMqTimeout);
+    if (!subscribed) {
+        *error = "outpost-bridge did not subscribe in time: " + leg->log_tail();
+        return nullptr;
+    }
+    return leg;
 }
 
 std::string BridgeLeg::start_bridge(bool armed) {
