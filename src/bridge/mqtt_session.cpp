@@ -250,22 +250,26 @@ class PahoSession final : public MqttSession {
             return Status::error(StatusCode::kUnavailable,
                                  "MQTT connect to " + where + " failed: " + error.what());
         }
-        // "Connected" (the log line and the status) means subscribed: from
-        // then on the broker keeps every matching message for this session.
-        // A gateway that publishes earlier, before any bridge ever
-        // subscribed, has its messages acknowledged and dropped by the broker.
-        const std::string session = session_present ? " (session resumed)" : " (new session)";
+        // "Connected" (the log line and the status) means the broker keeps
+        // every matching message for this session from now on: a resumed
+        // session already holds its subscription (and may deliver at once,
+        // which can hold up the SUBACK behind a held callback); a new one
+        // has it only after the SUBACK. A gateway that publishes before any
+        // bridge ever subscribed has its messages acknowledged and dropped
+        // by the broker.
+        if (session_present) {
+            stats_.mqtt_connected(true);
+            log_info("connected to " + where + " (session resumed, subscribed)");
+        }
         Status subscribed = subscribe(timeout);
         if (subscribed.is_ok()) {
-            stats_.mqtt_connected(true);
-            log_info("connected to " + where + session + ", subscribed");
+            if (!session_present) {
+                stats_.mqtt_connected(true);
+                log_info("connected to " + where + " (new session), subscribed");
+            }
             return subscribed;
         }
         if (session_present) {
-            // The session already holds the subscription and messages may be
-            // flowing (a held callback delays the SUBACK): keep the connection.
-            stats_.mqtt_connected(true);
-            log_info("connected to " + where + session);
             log_warning(subscribed.to_string() + " (the resumed session keeps its subscription)");
             return Status::ok();
         }
