@@ -30,6 +30,11 @@ TEST_CASE("RocketMQ stopped and restarted mid-stream: nothing lost, no ack befor
 
     const std::string stopped = rocketmq_script("stop-broker " + rocketmq_env()["ROCKETMQ_DIR"]);
     INFO("stop-broker: " << stopped);
+    // The broker is shared by every later test: a failed REQUIRE below must
+    // not leave it stopped (start-broker is a no-op if it runs already).
+    struct RestartBroker {
+        ~RestartBroker() { rocketmq_script("start-broker " + rocketmq_env()["ROCKETMQ_DIR"], true); }
+    } restart_broker_at_exit;
     gateway.publish_all(outgoing(during));  // mosquitto takes them; the bridge cannot forward
     {
         const bool holding = wait_until([&] { return bridge.status().value("holding", false); },
