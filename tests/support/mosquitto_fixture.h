@@ -32,6 +32,7 @@
 #include <utility>
 #include <vector>
 
+#include "tap_text.h"
 #include "temp_dir.h"
 
 extern char** environ;

@@ -65,8 +65,8 @@ TEST_CASE(
 
             const std::string fault = name + ":" + std::to_string(kKillAtHit);
             const int status = run_armed_publisher(db, broker.uri(), fault, dir);
-            INFO("OUTPOST_FAULT=" << fault << " (" << point.where << "), publisher log:\n"
-                                  << read_file(dir.file("armed.log")));
+            INFO("OUTPOST_FAULT=" << fault << " (" << point.where << "), publisher log: "
+                                  << one_line(read_file(dir.file("armed.log"))));
             REQUIRE(status != -1);
             REQUIRE(WIFSIGNALED(status));
             REQUIRE(WTERMSIG(status) == SIGKILL);

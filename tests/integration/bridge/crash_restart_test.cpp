@@ -44,7 +44,7 @@ TEST_CASE("a bridge killed with SIGKILL mid-stream and restarted loses nothing")
         const bool all_acked =
             wait_until([&] { return pubacks_from(broker, client_id) >= events.size(); },
                        std::chrono::seconds(120), std::chrono::milliseconds(250));
-        INFO("status: " << bridge.status().dump() << "\nbridge log: " << bridge.log());
+        INFO("status: " << bridge.status().dump() << " | bridge log: " << bridge.log());
         REQUIRE(all_acked);
     }
     CHECK(pubacks_from(broker, client_id) == events.size());

@@ -24,7 +24,7 @@ TEST_CASE("alarms published over MQTT arrive in RocketMQ by eventId, in order pe
     {
         const bool forwarded = wait_until(
             [&] { return bridge.counter("forwarded") >= events.size(); }, std::chrono::seconds(90));
-        INFO("status: " << bridge.status().dump() << "\nbridge log: " << bridge.log());
+        INFO("status: " << bridge.status().dump() << " | bridge log: " << bridge.log());
         REQUIRE(forwarded);
     }
     CHECK(bridge.status()["quarantined"]["total"] == 0);
@@ -62,6 +62,6 @@ TEST_CASE("alarms published over MQTT arrive in RocketMQ by eventId, in order pe
     // And the way an operator looks one event up.
     const StoredMessage& sample = stored.front();
     const std::string found = mqadmin("queryMsgByKey -t " + alarms + " -k " + sample.keys);
-    INFO("queryMsgByKey: " << found);
+    INFO("queryMsgByKey: " << one_line(found));
     CHECK(found.find(sample.message_id) != std::string::npos);
 }

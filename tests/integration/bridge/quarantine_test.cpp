@@ -73,7 +73,7 @@ TEST_CASE("the bad-input corpus is quarantined with reasons and the bridge keeps
                        bridge.status()["quarantined"].value("total", 0u) == corpus.size();
             },
             std::chrono::seconds(60));
-        INFO("status: " << bridge.status().dump() << "\nbridge log: " << bridge.log());
+        INFO("status: " << bridge.status().dump() << " | bridge log: " << bridge.log());
         REQUIRE(done);
     }
     CHECK(bridge.running());

@@ -29,7 +29,7 @@ TEST_CASE("RocketMQ stopped and restarted mid-stream: nothing lost, no ack befor
                        std::chrono::seconds(60)));
 
     const std::string stopped = rocketmq_script("stop-broker " + rocketmq_env()["ROCKETMQ_DIR"]);
-    INFO("stop-broker: " << stopped);
+    INFO("stop-broker: " << one_line(stopped));
     // The broker is shared by every later test: a failed REQUIRE below must
     // not leave it stopped (start-broker is a no-op if it runs already).
     struct RestartBroker {
@@ -39,7 +39,7 @@ TEST_CASE("RocketMQ stopped and restarted mid-stream: nothing lost, no ack befor
     {
         const bool holding = wait_until([&] { return bridge.status().value("holding", false); },
                                         std::chrono::seconds(60));
-        INFO("status: " << bridge.status().dump() << "\nbridge log: " << bridge.log());
+        INFO("status: " << bridge.status().dump() << " | bridge log: " << bridge.log());
         REQUIRE(holding);
     }
     CHECK(pubacks_from(broker, client_id) == before.size());
@@ -52,20 +52,20 @@ TEST_CASE("RocketMQ stopped and restarted mid-stream: nothing lost, no ack befor
     {
         const bool holding = wait_until([&] { return bridge.status().value("holding", false); },
                                         std::chrono::seconds(60));
-        INFO("status: " << bridge.status().dump() << "\nbridge log: " << bridge.log());
+        INFO("status: " << bridge.status().dump() << " | bridge log: " << bridge.log());
         REQUIRE(holding);
     }
     CHECK(pubacks_from(broker, client_id) == before.size());
 
     const std::string started = rocketmq_script("start-broker " + rocketmq_env()["ROCKETMQ_DIR"]);
-    INFO("start-broker: " << started);
+    INFO("start-broker: " << one_line(started));
     gateway.publish_all(outgoing(after));
     const std::size_t total = before.size() + during.size() + after.size();
     {
         const bool all_acked =
             wait_until([&] { return pubacks_from(broker, client_id) >= total; },
                        std::chrono::seconds(180), std::chrono::milliseconds(250));
-        INFO("status: " << bridge.status().dump() << "\nbridge log: " << bridge.log());
+        INFO("status: " << bridge.status().dump() << " | bridge log: " << bridge.log());
         REQUIRE(all_acked);
     }
     CHECK(bridge.status()["quarantined"]["total"] == 0);

@@ -41,7 +41,7 @@ TEST_CASE("two bridges on one shared subscription forward everything and count d
                 return pubacks_from(broker, id_a) + pubacks_from(broker, id_b) >= messages.size();
             },
             std::chrono::seconds(90), std::chrono::milliseconds(250));
-        INFO("a: " << a.status().dump() << "\nb: " << b.status().dump());
+        INFO("a: " << a.status().dump() << " | b: " << b.status().dump());
         REQUIRE(all_acked);
     }
     CHECK(pubacks_from(broker, id_a) + pubacks_from(broker, id_b) == messages.size());
@@ -51,7 +51,7 @@ TEST_CASE("two bridges on one shared subscription forward everything and count d
     const std::uint64_t forwarded = a.counter("forwarded") + b.counter("forwarded");
     const std::uint64_t duplicates =
         a.counter("duplicates_suppressed") + b.counter("duplicates_suppressed");
-    INFO("a: " << a.status().dump() << "\nb: " << b.status().dump());
+    INFO("a: " << a.status().dump() << " | b: " << b.status().dump());
     CHECK(a.counter("forwarded") > 0);
     CHECK(b.counter("forwarded") > 0);
     CHECK(forwarded + duplicates == messages.size());

@@ -51,8 +51,8 @@ TEST_CASE("alarms travel gateway to RocketMQ over mutual TLS with certificate id
     {
         const bool forwarded = wait_until([&] { return bridge.counter("forwarded") >= ids.size(); },
                                           std::chrono::seconds(90));
-        INFO("status: " << bridge.status().dump() << "\nbridge log: " << bridge.log()
-                        << "\nbroker log: " << broker.log_tail());
+        INFO("status: " << bridge.status().dump() << " | bridge log: " << bridge.log()
+                        << " | broker log: " << one_line(broker.log_tail()));
         REQUIRE(forwarded);
     }
     CHECK(bridge.status()["quarantined"]["total"] == 0);

@@ -12,6 +12,7 @@
 
 #include "../ingest/ingest_harness.h"
 #include "cli_runner.h"
+#include "tap_text.h"
 #include "store_fixture.h"
 #include "temp_dir.h"
 
@@ -34,14 +35,14 @@ TEST_CASE("raise-alarm --socket prints an eventId whose row the daemon's store h
                         "--type", "OVER_TEMPERATURE", "--severity", "critical", "--value", "97.5",
                         "--unit", "degC", "--text", "bearing hot"},
                        daemon.dir.path());
-    INFO(raised.err);
+    INFO(outpost::testing::one_line(raised.err));
     REQUIRE(raised.exit_code == 0);
     std::string event_id = raised.out.substr(0, raised.out.find('\n'));
     REQUIRE(event_id.size() == 36);
 
     CliRun shown =
         run_outpostctl({"--db", daemon.db_path, "--json", "show", event_id}, daemon.dir.path());
-    INFO(shown.err);
+    INFO(outpost::testing::one_line(shown.err));
     REQUIRE(shown.exit_code == 0);
     auto row = nlohmann::json::parse(shown.out);
     CHECK(row["state"] == "PENDING");
@@ -62,7 +63,7 @@ TEST_CASE("raise-alarm --socket --json with the same --key reports the duplicate
                                      "--key",    "door-3-boot-9"};
     CliRun first = run_outpostctl(args, daemon.dir.path());
     CliRun second = run_outpostctl(args, daemon.dir.path());
-    INFO(first.err << second.err);
+    INFO(outpost::testing::one_line(first.err + second.err));
     REQUIRE(first.exit_code == 0);
     REQUIRE(second.exit_code == 0);
     auto first_answer = nlohmann::json::parse(first.out);
@@ -82,7 +83,7 @@ TEST_CASE("status --socket prints whatever the daemon reports, with the store pa
     });
     SECTION("human: key: value lines, nested objects indented") {
         CliRun run = run_outpostctl({"status", "--socket", daemon.socket_path}, daemon.dir.path());
-        INFO(run.err);
+        INFO(outpost::testing::one_line(run.err));
         REQUIRE(run.exit_code == 0);
         CHECK(contains(run.out, "gatewayId: gw-test\n"));
         CHECK(contains(run.out, "publisher:\n  connected: true\n  inFlight: 2\n"));
@@ -98,7 +99,7 @@ TEST_CASE("status --socket prints whatever the daemon reports, with the store pa
         REQUIRE_OK(daemon.store->record_alarm(outpost::testing::sample_alarm()));
         CliRun human = run_outpostctl(
             {"--db", daemon.db_path, "status", "--socket", daemon.socket_path}, daemon.dir.path());
-        INFO(human.err);
+        INFO(outpost::testing::one_line(human.err));
         REQUIRE(human.exit_code == 0);
         CHECK(contains(human.out, "outpostd:\n  gatewayId: gw-test\n"));
         CHECK(contains(human.out, "pending:        1\n"));
@@ -146,7 +147,7 @@ TEST_CASE("a user without write permission on the socket is told so, exit 1", "[
     CliRun run = outpost::testing::run_outpostctl_via(
         launcher, {"raise-alarm", "--socket", daemon.socket_path, "--device", "d", "--type", "T"},
         daemon.dir.path());
-    INFO(run.err);
+    INFO(outpost::testing::one_line(run.err));
     CHECK(run.exit_code == 1);
     CHECK(contains(run.err, "permission denied on " + daemon.socket_path));
     CHECK(run.out.empty());

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "cli_runner.h"
+#include "tap_text.h"
 #include "store/outbox.h"
 #include "store_fixture.h"
 #include "temp_dir.h"
@@ -47,7 +48,7 @@ TEST_CASE("raise-alarm prints an eventId that status counts as pending and show 
         {"--db", db, "raise-alarm", "--device", "pump-1", "--type", "OVER_TEMPERATURE",
          "--severity", "critical", "--value", "97.5", "--unit", "degC", "--gateway", "gw-cli"},
         dir.path());
-    INFO(raised.err);
+    INFO(outpost::testing::one_line(raised.err));
     REQUIRE(raised.exit_code == 0);
     std::string event_id = first_line(raised.out);
     REQUIRE(event_id.size() == 36);
@@ -87,7 +88,7 @@ TEST_CASE("list --json gives the recorded ids in commit order", "[cli]") {
         }
     }
     CliRun listed = run_outpostctl({"--db", db, "list", "--json"}, dir.path());
-    INFO(listed.err);
+    INFO(outpost::testing::one_line(listed.err));
     REQUIRE(listed.exit_code == 0);
     auto events = nlohmann::json::parse(listed.out)["events"];
     REQUIRE(events.size() == 3);
@@ -113,7 +114,7 @@ TEST_CASE("replay of a DEAD event makes it pending again with the same eventId",
 
     CliRun replayed =
         run_outpostctl({"--db", db, "replay", event_id, "--reason", "broker fixed"}, dir.path());
-    INFO(replayed.err);
+    INFO(outpost::testing::one_line(replayed.err));
     REQUIRE(replayed.exit_code == 0);
 
     CliRun shown = run_outpostctl({"--db", db, "--json", "show", event_id}, dir.path());
