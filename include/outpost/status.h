@@ -1,5 +1,7 @@
 // Errors as values. Every fallible call in Outpost returns a Status or a
-// Result<T>; nothing throws across the public API.
+// Result<T>; nothing throws across the public API. Both types are
+// [[nodiscard]]: a caller reads the error, returns it, or drops it with
+// ignore_error("why that is safe").
 //
 // A Status is cheap to copy when it is OK (no allocation). A failed Status
 // carries a code the caller can branch on and a message meant for a human: it
@@ -56,8 +58,8 @@ enum class StatusCode {
 // Returns a stable lower-case name for `code`, e.g. "store_full".
 const char* status_code_name(StatusCode code);
 
-class Status final {
-public:
+class [[nodiscard]] Status final {
+  public:
     Status() noexcept = default;
 
     static Status ok() { return Status(); }
@@ -74,7 +76,13 @@ public:
     // Returns a copy whose message is "`context`: <message>"; OK stays OK.
     Status with_context(const std::string& context) const;
 
-private:
+    // Drops this status on purpose. Status is [[nodiscard]]: an error nobody
+    // reads is a bug unless the caller says why losing it is safe. `reason`
+    // is that explanation, for the reader (grep ignore_error); nothing is
+    // logged.
+    void ignore_error(const char* reason) const { static_cast<void>(reason); }
+
+  private:
     struct Rep {
         StatusCode code;
         std::string message;
@@ -84,8 +92,8 @@ private:
 
 // A value or the Status that explains why there is none.
 template <typename T>
-class Result final {
-public:
+class [[nodiscard]] Result final {
+  public:
     Result(T value) : value_(std::move(value)) {}  // NOLINT: implicit on purpose
     Result(Status status) : status_(std::move(status)) {}  // NOLINT: implicit on purpose
 
@@ -101,8 +109,10 @@ public:
     T* operator->() { return &*value_; }
     const T& operator*() const { return *value_; }
     T& operator*() { return *value_; }
+    // As Status::ignore_error: drops the value or the error on purpose.
+    void ignore_error(const char* reason) const { static_cast<void>(reason); }
 
-private:
+  private:
     std::optional<T> value_;
     Status status_;
 };

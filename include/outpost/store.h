@@ -62,6 +62,7 @@ struct StoreStats {
     uint64_t wal_frames = 0;      // WAL frames appended by our commits
     uint64_t wal_bytes = 0;       // bytes of those frames (page + 24-byte header)
     uint64_t checkpoint_pages = 0;  // pages copied back into the database file
+    uint64_t checkpoint_failures = 0;  // failed checkpoints (the WAL keeps the data)
     uint64_t purged_rows = 0;     // SENT rows removed by retention or quota
 };
 
@@ -92,7 +93,10 @@ public:
     // Records `alarm` and its ALARM_* event atomically and returns once both
     // are durable. Errors: kInvalidArgument (nothing written), kStoreFull,
     // kDiskFull, kIoError (nothing written), kOutcomeUnknown (may or may not
-    // be written: retry with the same idempotency key), kClosed.
+    // be written: retry with the same idempotency key), kClosed, kCorruption
+    // (the check after an I/O error found the file damaged: nothing more is
+    // written until the store is closed and opened again, which applies
+    // StoreOptions::corruption_policy).
     Result<RecordedEvent> record_alarm(const Alarm& alarm);
 
     // Runs `body` inside one transaction together with other callers' work.

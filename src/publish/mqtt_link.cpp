@@ -96,7 +96,8 @@ class PahoLink final : public MqttLink {
     }
 
     ~PahoLink() override {
-        disconnect(std::chrono::milliseconds(0));
+        disconnect(std::chrono::milliseconds(0))
+            .ignore_error("the link is going away: the broker sees the socket close either way");
         client_->disable_callbacks();
     }
 
@@ -134,7 +135,8 @@ class PahoLink final : public MqttLink {
             mqtt::token_ptr token = client_->connect(options);
             // wait() has no timeout; paho's own connect timeout fires first.
             if (!token->wait_for(settings_.connect_timeout + std::chrono::seconds(2))) {
-                disconnect(std::chrono::milliseconds(0));
+                disconnect(std::chrono::milliseconds(0))
+                    .ignore_error("abandoning the attempt: the timeout is what the caller hears");
                 return Status::error(StatusCode::kUnavailable, "connect" + where + " timed out");
             }
             BrokerLimits limits;

@@ -50,7 +50,8 @@ Result<std::unique_ptr<Publisher>> Publisher::start(Store& store, const Publishe
 Publisher::Publisher(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 Publisher::~Publisher() {
-    impl_->stop(kDefaultStopTimeout);
+    impl_->stop(kDefaultStopTimeout)
+        .ignore_error("a destructor has no one to tell; stop() first to hear the outcome");
 }
 
 Status Publisher::stop(std::chrono::milliseconds timeout) {

@@ -42,7 +42,8 @@ Publisher::Impl::Impl(Store& store, const PublisherOptions& options)
       window_(options.max_in_flight) {}
 
 Publisher::Impl::~Impl() {
-    stop(kDefaultStopTimeout);
+    stop(kDefaultStopTimeout)
+        .ignore_error("a destructor has no one to tell; stop() first to hear the outcome");
 }
 
 void Publisher::Impl::launch() {

@@ -68,7 +68,10 @@ bool Publisher::Impl::take_lease(int64_t now) {
 void Publisher::Impl::drop_lease(const std::string& why, int64_t now) {
     if (marker_) marker_->finish();
     marker_.reset();
-    if (link_ && connected_) link_->disconnect(std::chrono::milliseconds(500));
+    if (link_ && connected_) {
+        link_->disconnect(std::chrono::milliseconds(500))
+            .ignore_error("the lease is dropped anyway: the broker sees the socket close");
+    }
     link_.reset();  // no paho thread posts after this
     connected_ = false;
     reader_.reset();
@@ -80,7 +83,10 @@ void Publisher::Impl::drop_lease(const std::string& why, int64_t now) {
 }
 
 void Publisher::Impl::connect(int64_t now) {
-    if (link_->connected()) link_->disconnect(std::chrono::milliseconds(0));
+    if (link_->connected()) {
+        link_->disconnect(std::chrono::milliseconds(0))
+            .ignore_error("replacing a stale connection: only the new connect's result matters");
+    }
     auto limits = link_->connect();
     if (!limits) {
         // Connection failures pause everything and count no attempt on rows.
@@ -121,10 +127,13 @@ void Publisher::Impl::connection_lost(const std::string& cause, int64_t now) {
 void Publisher::Impl::say_goodbye(std::chrono::milliseconds timeout) {
     if (!connected_) return;
     // A clean DISCONNECT makes the broker drop the will: say "offline" first.
-    link_->publish_retained(publish::status_topic(gateway_id_),
-                            publish::offline_payload(gateway_id_, clock_.boot_id(), epoch_, true),
-                            std::min(timeout, kPresenceTimeout));
-    link_->disconnect(timeout);
+    link_
+        ->publish_retained(publish::status_topic(gateway_id_),
+                           publish::offline_payload(gateway_id_, clock_.boot_id(), epoch_, true),
+                           std::min(timeout, kPresenceTimeout))
+        .ignore_error("best effort at shutdown: if lost, the retained status says online");
+    link_->disconnect(timeout).ignore_error(
+        "stopping: the broker sees the socket close either way");
     connected_ = false;
 }
 

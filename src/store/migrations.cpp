@@ -4,6 +4,20 @@
 
 namespace outpost::store {
 
+namespace {
+
+// Ends a migration's transaction after `failure` and returns `failure`,
+// naming a ROLLBACK that failed too (the caller closes the connection then,
+// which ends the transaction for sure).
+Status roll_back(Db& db, const Status& failure, const std::string& what) {
+    Status rolled_back = db.exec("ROLLBACK", what);
+    if (rolled_back) return failure;
+    return Status::error(failure.code(),
+                         failure.message() + "; rolling back failed too: " + rolled_back.message());
+}
+
+}  // namespace
+
 int latest_schema_version() { return kMigrations.empty() ? 0 : kMigrations.back().number; }
 
 Result<int> check_schema_version(Db& db) {
@@ -32,10 +46,7 @@ Status apply_migrations(Db& db, int current_version) {
         Status status = db.exec("BEGIN IMMEDIATE", what);
         if (!status) return status;
         auto version = db.query_int("PRAGMA user_version", what);
-        if (!version) {
-            db.exec("ROLLBACK", what);
-            return version.status();
-        }
+        if (!version) return roll_back(db, version.status(), what);
         if (*version >= migration.number) {  // another process got there first
             status = db.exec("COMMIT", what);
             if (!status) return status;
@@ -45,10 +56,7 @@ Status apply_migrations(Db& db, int current_version) {
         if (status) {
             status = db.exec("PRAGMA user_version = " + std::to_string(migration.number), what);
         }
-        if (!status) {
-            db.exec("ROLLBACK", what);
-            return status;
-        }
+        if (!status) return roll_back(db, status, what);
         // Durable like any other commit (synchronous=FULL is already set).
         status = db.exec("COMMIT", what);
         if (!status) return status;

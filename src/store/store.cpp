@@ -11,7 +11,9 @@ namespace outpost {
 
 Store::Store(std::unique_ptr<store::StoreCore> core) : core_(std::move(core)) {}
 
-Store::~Store() { close(); }
+Store::~Store() {
+    close().ignore_error("a destructor has no one to tell; call close() to hear the outcome");
+}
 
 Result<std::unique_ptr<Store>> Store::open(const std::string& path, const StoreOptions& options) {
     auto core = store::StoreCore::open(path, options);

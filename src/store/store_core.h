@@ -122,12 +122,19 @@ public:
 
 private:
     StoreCore(std::string path, const StoreOptions& options);
+    // Opens db_ fully configured, or leaves it closed (never half-configured:
+    // begin_batch reopens a closed writer).
     Status open_writer();
+    Status configure_writer();
     Status load_sequences(int64_t after_id);
     Status begin_batch();
     void run_batch(const std::vector<WriteOp*>& batch);
     Status make_room(uint64_t growth, int64_t uptime_ms);
     void fail_all(const std::vector<WriteOp*>& batch, const Status& status);
+    // Ends a failed batch: rolls back, and after an I/O error, a failed
+    // rollback or damage reopens (I5). Returns `failure` with what the
+    // recovery found appended to its message.
+    Status abandon_batch(const Status& failure);
     Status recover_after_io_error();
     static int on_wal_commit(void* self, sqlite3* db, const char* name, int frames);
 
@@ -152,6 +159,10 @@ private:
     int64_t data_version_ = -1;   // PRAGMA data_version after our last look
     int64_t page_size_ = 4096;
     int wal_frames_seen_ = 0;     // frame count the WAL hook reported last
+    Status checkpoint_failure_;   // the WAL hook's last failed checkpoint, until handled
+    // Set when recovery found the file damaged (I6): every later batch
+    // fails with it, and nothing writes to the file until it is reopened.
+    Status damaged_;
 
     std::mutex listener_mutex_;
     std::function<void()> commit_listener_;  // guarded by listener_mutex_

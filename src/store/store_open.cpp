@@ -53,17 +53,34 @@ Status fsync_directory(const std::string& dir) {
 }
 
 // Renames the database and its WAL to "<path>.corrupt-N[-wal]" with the
-// first free N. The -shm file holds no data and is removed.
+// first N free for both names. The -shm file holds no data and is removed.
+// Both move or neither does: a WAL left behind would be replayed into the
+// fresh database at its first open.
 Result<std::string> move_aside(const std::string& path) {
+    const std::string wal = path + "-wal";
     for (int n = 1; n < 1000; ++n) {
         std::string target = path + ".corrupt-" + std::to_string(n);
-        if (file_exists(target)) continue;
+        // An earlier copy's leftover -wal is evidence too: never overwrite it.
+        if (file_exists(target) || file_exists(target + "-wal")) continue;
         if (::rename(path.c_str(), target.c_str()) != 0) {
             return Status::error(StatusCode::kIoError, "moving corrupt database " + path +
                                                            " aside: " + std::strerror(errno));
         }
-        if (file_exists(path + "-wal")) ::rename((path + "-wal").c_str(), (target + "-wal").c_str());
-        ::unlink((path + "-shm").c_str());
+        if (file_exists(wal) && ::rename(wal.c_str(), (target + "-wal").c_str()) != 0) {
+            std::string message =
+                "moving the WAL of corrupt database " + path + " aside: " + std::strerror(errno);
+            if (::rename(target.c_str(), path.c_str()) != 0) {
+                message += "; putting the database back failed too (" +
+                           std::string(std::strerror(errno)) + "): it is at " + target +
+                           ", its WAL still at " + wal;
+            } else {
+                message += "; nothing was moved";
+            }
+            return Status::error(StatusCode::kIoError, message);
+        }
+        // A stale -shm left by a failed unlink is harmless: SQLite
+        // reinitialises it when the fresh database first opens its WAL.
+        static_cast<void>(::unlink((path + "-shm").c_str()));
         Status synced = fsync_directory(parent_directory(path));
         if (!synced) return synced;
         return target;
@@ -79,7 +96,9 @@ StoreCore::StoreCore(std::string path, const StoreOptions& options)
       clock_(options.clock ? options.clock : &system_clock()),
       boot_id_(clock_->boot_id()) {}
 
-StoreCore::~StoreCore() { close(); }
+StoreCore::~StoreCore() {
+    close().ignore_error("a destructor has no one to tell; Store::close() reports the outcome");
+}
 
 Result<Db> StoreCore::open_reader() const {
     auto db = Db::open(path_, SQLITE_OPEN_READONLY, options_.vfs_name);
@@ -91,6 +110,18 @@ Result<Db> StoreCore::open_reader() const {
 Status StoreCore::open_writer() {
     statements_.clear();
     db_.close();
+    Status status = configure_writer();
+    if (!status) {
+        // A half-configured writer (no WAL hook, no page limit, sequence
+        // numbers half loaded) must never run a batch: closed, it is reopened
+        // from scratch by the next one.
+        statements_.clear();
+        db_.close();
+    }
+    return status;
+}
+
+Status StoreCore::configure_writer() {
     auto db = Db::open(path_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, options_.vfs_name);
     if (!db) return db.status();
     db_ = std::move(*db);

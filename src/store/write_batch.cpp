@@ -20,10 +20,17 @@
 //      told so. Without powersafe overwrite SQLite pads the WAL to a sector
 //      boundary with copies of the commit frame after writing it, so there a
 //      SQLITE_FULL is "unknown" too (tests/faults/store/commit_full_test.cpp).
-//  I5. After an I/O error the connection is closed and reopened, so SQLite
-//      runs recovery instead of us looping on a failed sync.
+//  I5. After an I/O error (in a batch or in a checkpoint) or a failed
+//      ROLLBACK the connection is closed and reopened, so SQLite runs
+//      recovery instead of us looping on a failed sync; a writer that could
+//      not be reopened stays closed and the next batch reopens it.
+//  I6. If the check after that reopen finds the file damaged, no batch
+//      writes to it again: every later write fails with kCorruption until
+//      the store is closed and opened again (Store::open applies the
+//      corruption policy).
 #include <algorithm>
 #include <cassert>
+#include <utility>
 
 #include "common/fault_point.h"
 #include "store/store_core.h"
@@ -107,6 +114,7 @@ void StoreCore::fail_all(const std::vector<WriteOp*>& batch, const Status& statu
 }
 
 Status StoreCore::begin_batch() {
+    if (!damaged_.is_ok()) return damaged_;  // I6
     if (!db_.is_open()) {
         Status reopened = open_writer();
         if (!reopened) return reopened.with_context("reopening " + path_);
@@ -139,8 +147,7 @@ void StoreCore::run_batch(const std::vector<WriteOp*>& batch) {
 
     Status status = begin_batch();
     if (!status) {
-        fail_all(batch, status);
-        if (status.code() == StatusCode::kIoError) recover_after_io_error();
+        fail_all(batch, abandon_batch(status));
         return;
     }
 
@@ -200,12 +207,7 @@ void StoreCore::run_batch(const std::vector<WriteOp*>& batch) {
     }
 
     if (!status) {
-        if (!sqlite3_get_autocommit(db_.handle())) db_.exec("ROLLBACK", "rolling back");
-        fail_all(batch, status);
-        if (status.code() == StatusCode::kIoError || status.code() == StatusCode::kOutcomeUnknown ||
-            status.code() == StatusCode::kCorruption) {
-            recover_after_io_error();  // I5
-        }
+        fail_all(batch, abandon_batch(status));
         return;
     }
     OUTPOST_FAULT_POINT("store.after_commit");
@@ -216,6 +218,14 @@ void StoreCore::run_batch(const std::vector<WriteOp*>& batch) {
         std::lock_guard<std::mutex> lock(stats_mutex_);
         counters_.commits++;
         counters_.events_recorded += context.events_added();
+    }
+    if (!checkpoint_failure_.is_ok()) {
+        // The batch is durable in the WAL; only copying it back failed.
+        const StatusCode code = std::exchange(checkpoint_failure_, Status()).code();
+        if (code == StatusCode::kIoError || code == StatusCode::kCorruption) {
+            recover_after_io_error().ignore_error(  // I5; damage is kept in damaged_ (I6)
+                "this batch committed; the next one reopens or refuses the writer");
+        }
     }
     // After the durable COMMIT only: a listener (the publisher) must never
     // see a row whose transaction could still roll back (no phantom events).
@@ -228,18 +238,54 @@ void StoreCore::set_commit_listener(std::function<void()> listener) {
     commit_listener_ = std::move(listener);
 }
 
+Status StoreCore::abandon_batch(const Status& failure) {
+    if (!damaged_.is_ok()) return failure;  // I6: closed, and stays closed
+    const StatusCode code = failure.code();
+    bool reopen = code == StatusCode::kIoError || code == StatusCode::kOutcomeUnknown ||
+                  code == StatusCode::kCorruption;
+    std::string found;
+    if (db_.is_open() && !sqlite3_get_autocommit(db_.handle())) {
+        Status rolled_back = db_.exec("ROLLBACK", "rolling back a failed batch on " + path_);
+        if (!rolled_back) {
+            // A connection left inside the transaction would refuse every
+            // later BEGIN: close it instead (I5).
+            reopen = true;
+            found += "; " + rolled_back.message();
+        }
+    }
+    if (reopen) {
+        Status recovered = recover_after_io_error();
+        if (!recovered) found += "; then, reopening: " + recovered.message();
+    }
+    if (found.empty()) return failure;
+    return Status::error(code, failure.message() + found);
+}
+
 Status StoreCore::recover_after_io_error() {
     // Close and reopen: SQLite rereads the WAL and runs recovery. Then check.
     statements_.clear();
     db_.close();
-    Status status = open_writer();
-    if (!status) return status;  // begin_batch retries the open next time
-    auto check = db_.query_text("PRAGMA quick_check", "checking integrity after an I/O error");
-    if (!check) return check.status();
-    if (*check != "ok") {
-        return Status::error(StatusCode::kCorruption, path_ + ": quick_check after I/O error: " + *check);
+    Status status = open_writer();  // on failure db_ stays closed: begin_batch retries
+    if (status) {
+        auto check = db_.query_text("PRAGMA quick_check", "checking integrity after an I/O error");
+        if (!check) {
+            status = check.status();
+        } else if (*check != "ok") {
+            status = Status::error(StatusCode::kCorruption, "quick_check: " + *check);
+        }
     }
-    return Status::ok();
+    if (status.code() == StatusCode::kCorruption) {
+        // I6: no more writes into a damaged file.
+        damaged_ =
+            Status::error(StatusCode::kCorruption,
+                          path_ + " was found damaged after an I/O error (" + status.message() +
+                              "); writes are refused. Close the store and open it again: "
+                              "open applies StoreOptions::corruption_policy");
+        statements_.clear();
+        db_.close();
+        return damaged_;
+    }
+    return status;
 }
 
 int StoreCore::on_wal_commit(void* self_ptr, sqlite3* db, const char* name, int frames) {
@@ -250,15 +296,25 @@ int StoreCore::on_wal_commit(void* self_ptr, sqlite3* db, const char* name, int 
     self->wal_frames_seen_ = frames;
     int log_frames = 0;
     int copied = 0;
+    bool failed = false;
     if (frames >= kCheckpointFrames) {
         // PASSIVE never waits for readers. It fsyncs the WAL before copying
         // and the database after, so a cut mid-checkpoint loses nothing.
         OUTPOST_FAULT_POINT("store.before_checkpoint");
-        sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_PASSIVE, &log_frames, &copied);
+        const int rc =
+            sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_PASSIVE, &log_frames, &copied);
         OUTPOST_FAULT_POINT("store.after_checkpoint");
-        if (log_frames == copied) self->wal_frames_seen_ = 0;  // next write restarts the WAL
+        if (rc == SQLITE_OK) {
+            if (log_frames == copied) self->wal_frames_seen_ = 0;  // next write restarts the WAL
+        } else {
+            // The frames stay in the WAL, so nothing is lost; the leader
+            // reopens after an I/O error (I5) and a later commit retries.
+            failed = true;
+            self->checkpoint_failure_ = sqlite_status(rc, db, "checkpointing " + self->path_);
+        }
     }
     std::lock_guard<std::mutex> lock(self->stats_mutex_);
+    if (failed) self->counters_.checkpoint_failures++;
     self->counters_.wal_frames += static_cast<uint64_t>(added);
     self->counters_.wal_bytes += static_cast<uint64_t>(added) * (static_cast<uint64_t>(self->page_size_) + 24);
     self->counters_.checkpoint_pages += static_cast<uint64_t>(copied > 0 ? copied : 0);

@@ -99,7 +99,8 @@ int e2e_child(const CampaignOptions& options) {
                      (*publisher)->status().last_error.c_str());
         return 7;
     }
-    (*publisher)->stop();
+    // A slow stop is no verdict: the drain above already proved delivery.
+    (*publisher)->stop().ignore_error("delivery was proved by the drain; stop only tidies up");
     return (*store)->close() ? 0 : 6;
 }
 

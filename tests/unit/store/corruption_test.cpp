@@ -28,7 +28,7 @@ std::string read_file(const std::string& path) {
 void damage_store(const std::string& path) {
     {
         auto store = open_store(path, test_options());
-        for (int i = 0; i < 300; ++i) store->record_alarm(sample_alarm());
+        for (int i = 0; i < 300; ++i) REQUIRE_OK(store->record_alarm(sample_alarm()));
     }
     std::fstream file(path, std::ios::in | std::ios::out | std::ios::binary);
     // Pages 2..5 hold the roots and first leaves of the store's tables.

@@ -103,7 +103,7 @@ TEST_CASE("rows sent in an earlier boot are kept for a full retention period of 
     ManualClock clock;
     StoreOptions options = test_options(&clock);
     options.sent_retention = std::chrono::minutes(10);
-    for (int i = 0; i < 3; ++i) open_store(path, options)->record_alarm(sample_alarm());
+    for (int i = 0; i < 3; ++i) REQUIRE_OK(open_store(path, options)->record_alarm(sample_alarm()));
     {
         RawSqlite db(path);
         db.exec("UPDATE outbox SET state = 1, sent_boot_id = 'old-boot', sent_uptime_ms = 999999999");
