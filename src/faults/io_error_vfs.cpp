@@ -17,7 +17,9 @@
 
 #include <sqlite3.h>
 
+#include <array>
 #include <cstddef>
+#include <iterator>
 #include <mutex>
 #include <new>
 
@@ -31,6 +33,7 @@ class IoErrorVfs::Impl final {
     // Counts one call of `op` on `path`; true if it must fail (invariant 2).
     bool should_fail(IoOp op, const char* path) {
         std::lock_guard<std::mutex> lock(mutex);
+        ++calls_of[static_cast<size_t>(op)];
         if (!armed || op != fault.op) return false;
         if (!fault.path_suffix.empty()) {
             const std::string file = path != nullptr ? path : "";
@@ -54,10 +57,11 @@ class IoErrorVfs::Impl final {
     const std::string name;
     sqlite3_vfs* const below;
     std::mutex mutex;
-    bool armed = false;  // guarded by mutex, as the three below
+    bool armed = false;  // guarded by mutex, as the four below
     IoFault fault;
-    uint64_t calls = 0;
+    uint64_t calls = 0;  // of the armed op on matching files, since inject()
     uint64_t failures = 0;
+    std::array<uint64_t, std::size(kAllIoOps)> calls_of{};  // by IoOp, since creation
 };
 
 namespace {
@@ -335,6 +339,11 @@ void IoErrorVfs::clear() {
 uint64_t IoErrorVfs::failures() const {
     std::lock_guard<std::mutex> lock(impl_->mutex);
     return impl_->failures;
+}
+
+uint64_t IoErrorVfs::calls(IoOp op) const {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    return impl_->calls_of[static_cast<size_t>(op)];
 }
 
 }  // namespace outpost::faults

@@ -75,6 +75,10 @@ class IoErrorVfs final {
     void clear();
     // Calls made to fail since creation.
     uint64_t failures() const;
+    // Calls of `op` made through this VFS since creation, failed or not, on
+    // any file: what a workload reaches, so a test can prove its fault can
+    // fire.
+    uint64_t calls(IoOp op) const;
 
     class Impl;
 

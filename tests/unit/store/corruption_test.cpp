@@ -1,8 +1,12 @@
 // A damaged database is reported and never wiped.
-#include <catch2/catch.hpp>
-
-#include <fstream>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <fstream>
 
 #include "outpost/store.h"
 #include "raw_sqlite.h"
@@ -35,6 +39,42 @@ void damage_store(const std::string& path) {
     file.seekp(4096);
     std::string garbage(4 * 4096, '\x5a');
     file.write(garbage.data(), static_cast<std::streamsize>(garbage.size()));
+}
+
+// Makes a file immutable (chattr +i) for its lifetime, so that even root
+// cannot rename it: the way to make one rename of move_aside fail.
+class ImmutableFile final {
+  public:
+    explicit ImmutableFile(const std::string& path) : path_(path) { set_ = change(true); }
+    ~ImmutableFile() {
+        if (set_) change(false);
+    }
+    ImmutableFile(const ImmutableFile&) = delete;
+    ImmutableFile& operator=(const ImmutableFile&) = delete;
+    // False where the file system or the user's capabilities do not allow it.
+    bool is_set() const { return set_; }
+
+  private:
+    bool change(bool immutable) {
+        int fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+        if (fd < 0) return false;
+        int flags = 0;
+        bool done = ::ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0;
+        if (done) {
+            flags = immutable ? (flags | FS_IMMUTABLE_FL) : (flags & ~FS_IMMUTABLE_FL);
+            done = ::ioctl(fd, FS_IOC_SETFLAGS, &flags) == 0;
+        }
+        ::close(fd);
+        return done;
+    }
+    std::string path_;
+    bool set_ = false;
+};
+
+StoreOptions move_aside_options() {
+    StoreOptions options = test_options();
+    options.corruption_policy = CorruptionPolicy::kMoveAside;
+    return options;
 }
 
 }  // namespace
@@ -77,4 +117,38 @@ TEST_CASE("with the move-aside policy a damaged store is kept beside a fresh one
     auto recorded = store->record_alarm(sample_alarm());
     REQUIRE_OK(recorded);
     CHECK(recorded->seq == 1);
+}
+
+TEST_CASE("moving a damaged store aside never pairs it with an earlier copy's leftover WAL") {
+    TempDir dir;
+    const std::string path = dir.file("o.db");
+    damage_store(path);
+    // Evidence from an earlier incident: its database is gone, its WAL is not.
+    const std::string leftover = path + ".corrupt-1-wal";
+    write_file(leftover, "earlier evidence");
+    auto store = open_store(path, move_aside_options());
+    CHECK(store->open_report().moved_aside_path == path + ".corrupt-2");
+    CHECK(read_file(leftover) == "earlier evidence");
+}
+
+TEST_CASE("a damaged store whose WAL cannot be moved aside is left whole where it was") {
+    TempDir dir;
+    const std::string path = dir.file("o.db");
+    damage_store(path);
+    const std::string before = read_file(path);
+    const std::string wal = path + "-wal";
+    write_file(wal, "");  // an empty WAL: nothing for SQLite to replay
+    ImmutableFile pinned(wal);
+    if (!pinned.is_set()) {
+        WARN("cannot make " << wal << " immutable here (needs root on ext4/xfs): not tested");
+        return;
+    }
+    auto result = Store::open(path, move_aside_options());
+    REQUIRE_FALSE(result.is_ok());
+    INFO(result.status().to_string());
+    CHECK(result.status().code() == StatusCode::kIoError);
+    CHECK_THAT(result.status().message(), Catch::Contains("nothing was moved"));
+    CHECK((read_file(path) == before));
+    struct stat st {};
+    CHECK(::stat((path + ".corrupt-1").c_str(), &st) != 0);
 }
