@@ -103,8 +103,14 @@ public:
     // Everything `body` writes through the Transaction, and every event it
     // enqueues, commits atomically and durably when this returns OK. If
     // `body` returns an error, its writes are rolled back (others' are not)
-    // and that error is returned. `body` runs on an internal or another
-    // caller's thread, must not block, and must not call the Store.
+    // and that error is returned. If `body` throws, the exception does not
+    // cross the store (nor reach the caller whose thread ran it): its writes
+    // are rolled back the same way and this returns kInternal naming the
+    // exception. kInternal, not kInvalidArgument: the store cannot tell bad
+    // input from a bug or std::bad_alloc in the body, and kInternal is the
+    // code for "a bug or an unexpected state". The store serves everyone
+    // else as before. `body` runs on an internal or another caller's
+    // thread, must not block, and must not call the Store.
     // Errors as record_alarm, plus whatever `body` returns.
     Result<std::vector<RecordedEvent>> transact(const std::function<Status(Transaction&)>& body);
 

@@ -85,8 +85,13 @@ public:
     ~StoreCore();
 
     // Queues `op` and blocks until the batch holding it has committed durably
-    // (returns op.status: OK) or failed. Thread-safe.
+    // (returns op.status: OK) or failed. Thread-safe. An exception thrown by
+    // op.apply is caught and returned as kInternal (write_batch.cpp, I7).
     Status submit(WriteOp& op);
+
+    // Write requests in the queue now, the batch in progress included. An
+    // observation (for tests and diagnostics): it may change at once.
+    size_t queued_ops() const;
 
     // Opens an extra read-only connection to the same database (same VFS),
     // for readers that must not queue behind writers: the publisher, stats.
@@ -128,7 +133,11 @@ private:
     Status configure_writer();
     Status load_sequences(int64_t after_id);
     Status begin_batch();
-    void run_batch(const std::vector<WriteOp*>& batch);
+    // Runs `batch` as one transaction and sets each op's status (I7: never
+    // throws; write_batch may, and `committed` says how far it got).
+    void run_batch(const std::vector<WriteOp*>& batch) noexcept;
+    void write_batch(const std::vector<WriteOp*>& batch, bool* committed);
+    Status apply_op(WriteOp& op, BatchContext& context);
     Status make_room(uint64_t growth, int64_t uptime_ms);
     void fail_all(const std::vector<WriteOp*>& batch, const Status& status);
     // Ends a failed batch: rolls back, and after an I/O error, a failed
@@ -136,7 +145,10 @@ private:
     // recovery found appended to its message.
     Status abandon_batch(const Status& failure);
     Status recover_after_io_error();
-    static int on_wal_commit(void* self, sqlite3* db, const char* name, int frames);
+    // SQLite's WAL hook: counts frames and checkpoints. Never throws (it
+    // runs inside SQLite's C frames).
+    static int on_wal_commit(void* self, sqlite3* db, const char* name, int frames) noexcept;
+    void after_wal_commit(sqlite3* db, const char* name, int frames);
 
     const std::string path_;
     const StoreOptions options_;
@@ -145,7 +157,7 @@ private:
     std::string gateway_id_;
     OpenReport report_;
 
-    std::mutex queue_mutex_;
+    mutable std::mutex queue_mutex_;
     std::condition_variable queue_cv_;
     std::deque<WriteOp*> queue_;  // guarded by queue_mutex_; front is the leader
     bool closed_ = false;         // guarded by queue_mutex_
@@ -160,6 +172,10 @@ private:
     int64_t page_size_ = 4096;
     int wal_frames_seen_ = 0;     // frame count the WAL hook reported last
     Status checkpoint_failure_;   // the WAL hook's last failed checkpoint, until handled
+    // Made at construction, so that running out of memory can still be
+    // reported without allocating (I7).
+    const Status out_of_memory_ = Status::error(
+        StatusCode::kInternal, "out of memory in the store's writer; nothing was written");
     // Set when recovery found the file damaged (I6): every later batch
     // fails with it, and nothing writes to the file until it is reopened.
     Status damaged_;

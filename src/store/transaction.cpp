@@ -1,4 +1,5 @@
 // Store::transact: the application's own writes plus events, atomically.
+#include <cstring>
 #include <vector>
 
 #include "store/envelope.h"
@@ -9,16 +10,19 @@
 namespace outpost::store {
 namespace {
 
+// No allocation: this runs inside SQLite's authorizer callback, where an
+// exception must never be thrown (write_batch.cpp, I7).
 bool is_internal_table(const char* name) {
     if (name == nullptr) return false;
-    const std::string table = name;
-    return table == "outbox" || table == "alarm_record" || table == "lease" ||
-           table == "device_seq" || table == "meta";
+    for (const char* table : {"outbox", "alarm_record", "lease", "device_seq", "meta"}) {
+        if (std::strcmp(name, table) == 0) return true;
+    }
+    return false;
 }
 
 // Application SQL may read our tables but never change them, and may not
 // end or nest the transaction it runs in.
-int authorize(void*, int action, const char* arg1, const char*, const char*, const char*) {
+int authorize(void*, int action, const char* arg1, const char*, const char*, const char*) noexcept {
     switch (action) {
         case SQLITE_INSERT:
         case SQLITE_UPDATE:

@@ -28,8 +28,19 @@
 //      writes to it again: every later write fails with kCorruption until
 //      the store is closed and opened again (Store::open applies the
 //      corruption policy).
+//  I7. No exception leaves the writer. One thrown by an op (a transact body)
+//      becomes that op's kInternal error; an isolated op's writes roll back
+//      to its savepoint, any other op's fail its batch. One thrown anywhere
+//      else in the leader (std::bad_alloc) fails the ops of its batch that
+//      are not yet committed and closes the writer, whose in-memory state
+//      it may have interrupted; the next batch reopens it. Either way the
+//      leader takes exactly its ops off the queue, each done with a status,
+//      so no caller waits forever and the queue never holds a WriteOp whose
+//      caller has returned.
 #include <algorithm>
 #include <cassert>
+#include <cstddef>
+#include <exception>
 #include <utility>
 
 #include "common/fault_point.h"
@@ -37,9 +48,6 @@
 
 namespace outpost::store {
 namespace {
-
-// The WAL is checkpointed when it holds this many frames (SQLite's default).
-constexpr int kCheckpointFrames = 1000;
 
 // I4: true if SQLite writes nothing after a commit frame, i.e. the database
 // file reports powersafe overwrite (SQLite then never pads the WAL).
@@ -50,6 +58,17 @@ bool wal_never_padded(sqlite3* db) {
         return false;
     }
     return (file->pMethods->xDeviceCharacteristics(file) & SQLITE_IOCAP_POWERSAFE_OVERWRITE) != 0;
+}
+
+// What the exception being handled says. Call inside a catch block only.
+std::string describe_current_exception() {
+    try {
+        throw;
+    } catch (const std::exception& e) {
+        return e.what();
+    } catch (...) {
+        return "an exception of unknown type";
+    }
 }
 
 }  // namespace
@@ -85,26 +104,41 @@ Result<Stmt*> StoreCore::cached(const std::string& sql) {
 Status StoreCore::submit(WriteOp& op) {
     std::unique_lock<std::mutex> lock(queue_mutex_);
     if (closed_) return Status::error(StatusCode::kClosed, "store " + path_ + " is closed");
-    queue_.push_back(&op);
+    try {
+        queue_.push_back(&op);
+    } catch (const std::bad_alloc&) {
+        return out_of_memory_;  // nothing was queued
+    }
     queue_cv_.wait(lock, [&] { return op.done || queue_.front() == &op; });
     if (op.done) return op.status;
 
     // This thread leads the next batch: the ops from the front, in order.
+    // I7: from here on nothing throws until exactly these ops are done.
+    const size_t taken = std::min<size_t>(queue_.size(), options_.max_batch);
     std::vector<WriteOp*> batch;
-    for (WriteOp* queued : queue_) {
-        if (batch.size() >= options_.max_batch) break;
-        batch.push_back(queued);
+    try {
+        batch.assign(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(taken));
+    } catch (const std::bad_alloc&) {
+        batch.clear();  // no room for the list: the ops fail below, unrun
     }
+    const bool ran = batch.size() == taken;
     lock.unlock();
-    run_batch(batch);
+    if (ran) run_batch(batch);
     lock.lock();
-    for (WriteOp* finished : batch) {
-        assert(queue_.front() == finished);
+    for (size_t i = 0; i < taken; ++i) {
+        WriteOp* finished = queue_.front();
+        assert(!ran || finished == batch[i]);
         queue_.pop_front();
+        if (!ran) finished->status = out_of_memory_;
         finished->done = true;
     }
     queue_cv_.notify_all();
     return op.status;
+}
+
+size_t StoreCore::queued_ops() const {
+    std::lock_guard<std::mutex> lock(queue_mutex_);
+    return queue_.size();
 }
 
 void StoreCore::fail_all(const std::vector<WriteOp*>& batch, const Status& status) {
@@ -140,7 +174,28 @@ Status StoreCore::begin_batch() {
     return status;
 }
 
-void StoreCore::run_batch(const std::vector<WriteOp*>& batch) {
+void StoreCore::run_batch(const std::vector<WriteOp*>& batch) noexcept {
+    bool committed = false;
+    try {
+        write_batch(batch, &committed);
+    } catch (...) {
+        // I7: start again from the file. Closing rolls back a transaction
+        // still open; the next batch reopens and reloads sequence numbers.
+        statements_.clear();
+        db_.close();
+        if (committed) return;            // durable: the callers' OK stands
+        Status failure = out_of_memory_;  // if describing it throws too
+        try {
+            failure = Status::error(StatusCode::kInternal,
+                                    "the write batch on " + path_ + " failed (" +
+                                        describe_current_exception() + "); nothing was written");
+        } catch (...) {
+        }
+        fail_all(batch, failure);
+    }
+}
+
+void StoreCore::write_batch(const std::vector<WriteOp*>& batch, bool* committed) {
     for (WriteOp* op : batch) op->status = Status::ok();
     const int64_t wall_ms = clock_->wall_ms();
     const int64_t uptime_ms = clock_->boot_ms();
@@ -171,7 +226,7 @@ void StoreCore::run_batch(const std::vector<WriteOp*>& batch) {
         if (!status) break;
         if (!op->status) continue;
         if (!op->isolated) {
-            status = op->apply(context);
+            status = apply_op(*op, context);
             continue;
         }
         SeqOverlay before = overlay;
@@ -179,7 +234,7 @@ void StoreCore::run_batch(const std::vector<WriteOp*>& batch) {
         const uint64_t events_before = context.events_added();
         status = db_.exec("SAVEPOINT op", "opening a savepoint");
         if (!status) break;
-        Status applied = op->apply(context);
+        Status applied = apply_op(*op, context);
         if (!applied) {
             op->status = applied;
             overlay = std::move(before);
@@ -210,6 +265,7 @@ void StoreCore::run_batch(const std::vector<WriteOp*>& batch) {
         fail_all(batch, abandon_batch(status));
         return;
     }
+    *committed = true;
     OUTPOST_FAULT_POINT("store.after_commit");
 
     for (const auto& [device, seq] : overlay) last_seq_[device] = seq;  // I3
@@ -238,87 +294,16 @@ void StoreCore::set_commit_listener(std::function<void()> listener) {
     commit_listener_ = std::move(listener);
 }
 
-Status StoreCore::abandon_batch(const Status& failure) {
-    if (!damaged_.is_ok()) return failure;  // I6: closed, and stays closed
-    const StatusCode code = failure.code();
-    bool reopen = code == StatusCode::kIoError || code == StatusCode::kOutcomeUnknown ||
-                  code == StatusCode::kCorruption;
-    std::string found;
-    if (db_.is_open() && !sqlite3_get_autocommit(db_.handle())) {
-        Status rolled_back = db_.exec("ROLLBACK", "rolling back a failed batch on " + path_);
-        if (!rolled_back) {
-            // A connection left inside the transaction would refuse every
-            // later BEGIN: close it instead (I5).
-            reopen = true;
-            found += "; " + rolled_back.message();
-        }
+Status StoreCore::apply_op(WriteOp& op, BatchContext& context) {
+    try {
+        return op.apply(context);
+    } catch (...) {  // I7
+        return Status::error(
+            StatusCode::kInternal,
+            "the write threw an exception (" + describe_current_exception() +
+                (op.isolated ? "); its own writes were rolled back"
+                             : "); its batch was rolled back, nothing was written"));
     }
-    if (reopen) {
-        Status recovered = recover_after_io_error();
-        if (!recovered) found += "; then, reopening: " + recovered.message();
-    }
-    if (found.empty()) return failure;
-    return Status::error(code, failure.message() + found);
-}
-
-Status StoreCore::recover_after_io_error() {
-    // Close and reopen: SQLite rereads the WAL and runs recovery. Then check.
-    statements_.clear();
-    db_.close();
-    Status status = open_writer();  // on failure db_ stays closed: begin_batch retries
-    if (status) {
-        auto check = db_.query_text("PRAGMA quick_check", "checking integrity after an I/O error");
-        if (!check) {
-            status = check.status();
-        } else if (*check != "ok") {
-            status = Status::error(StatusCode::kCorruption, "quick_check: " + *check);
-        }
-    }
-    if (status.code() == StatusCode::kCorruption) {
-        // I6: no more writes into a damaged file.
-        damaged_ =
-            Status::error(StatusCode::kCorruption,
-                          path_ + " was found damaged after an I/O error (" + status.message() +
-                              "); writes are refused. Close the store and open it again: "
-                              "open applies StoreOptions::corruption_policy");
-        statements_.clear();
-        db_.close();
-        return damaged_;
-    }
-    return status;
-}
-
-int StoreCore::on_wal_commit(void* self_ptr, sqlite3* db, const char* name, int frames) {
-    auto* self = static_cast<StoreCore*>(self_ptr);
-    // A smaller count than last time means the WAL was restarted from the
-    // beginning after a complete checkpoint.
-    int added = frames >= self->wal_frames_seen_ ? frames - self->wal_frames_seen_ : frames;
-    self->wal_frames_seen_ = frames;
-    int log_frames = 0;
-    int copied = 0;
-    bool failed = false;
-    if (frames >= kCheckpointFrames) {
-        // PASSIVE never waits for readers. It fsyncs the WAL before copying
-        // and the database after, so a cut mid-checkpoint loses nothing.
-        OUTPOST_FAULT_POINT("store.before_checkpoint");
-        const int rc =
-            sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_PASSIVE, &log_frames, &copied);
-        OUTPOST_FAULT_POINT("store.after_checkpoint");
-        if (rc == SQLITE_OK) {
-            if (log_frames == copied) self->wal_frames_seen_ = 0;  // next write restarts the WAL
-        } else {
-            // The frames stay in the WAL, so nothing is lost; the leader
-            // reopens after an I/O error (I5) and a later commit retries.
-            failed = true;
-            self->checkpoint_failure_ = sqlite_status(rc, db, "checkpointing " + self->path_);
-        }
-    }
-    std::lock_guard<std::mutex> lock(self->stats_mutex_);
-    if (failed) self->counters_.checkpoint_failures++;
-    self->counters_.wal_frames += static_cast<uint64_t>(added);
-    self->counters_.wal_bytes += static_cast<uint64_t>(added) * (static_cast<uint64_t>(self->page_size_) + 24);
-    self->counters_.checkpoint_pages += static_cast<uint64_t>(copied > 0 ? copied : 0);
-    return SQLITE_OK;
 }
 
 Status StoreCore::close() {

@@ -1,19 +1,347 @@
-// Concurrent callers share transactions without losing or duplicating rows.
+// Concurrent callers share transactions without losing or duplicating rows,
+// and a batch commits once for everyone queued behind its leader.
+#include <atomic>
 #include <catch2/catch.hpp>
-
+#include <chrono>
+#include <condition_variable>
 #include <map>
 #include <mutex>
 #include <set>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
 #include "outpost/store.h"
 #include "raw_sqlite.h"
+#include "store/record.h"
+#include "store/store_core.h"
 #include "store_fixture.h"
 #include "temp_dir.h"
 
 using namespace outpost;
 using namespace outpost::testing;
+
+namespace {
+
+// A one-shot gate a thread waits on until the test opens it.
+class Gate final {
+  public:
+    void open() {
+        std::lock_guard<std::mutex> lock(mutex_);
+        open_ = true;
+        cv_.notify_all();
+    }
+    // False if the gate stayed shut for 30 s (the test then fails, not hangs).
+    bool wait() {
+        std::unique_lock<std::mutex> lock(mutex_);
+        return cv_.wait_for(lock, std::chrono::seconds(30), [&] { return open_; });
+    }
+
+  private:
+    std::mutex mutex_;
+    std::condition_variable cv_;
+    bool open_ = false;
+};
+
+std::unique_ptr<store::StoreCore> open_core(const std::string& path, const StoreOptions& options) {
+    auto core = store::StoreCore::open(path, options);
+    if (!core) throw std::runtime_error("open " + path + ": " + core.status().to_string());
+    return std::move(*core);
+}
+
+// Waits until `count` ops are in the core's queue (with a deadline).
+bool wait_for_queue(store::StoreCore& core, size_t count) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (core.queued_ops() != count) {
+        if (std::chrono::steady_clock::now() > deadline) return false;
+        std::this_thread::yield();
+    }
+    return true;
+}
+
+// Occupies the writer: one op that leads a batch of its own and waits inside
+// the open transaction until released, so that ops submitted meanwhile queue
+// behind it and form the next batch together.
+class WriterHold final {
+  public:
+    explicit WriterHold(store::StoreCore& core)
+        : thread_([this, &core] {
+              store::WriteOp op;
+              op.isolated = true;
+              op.apply = [this](store::BatchContext&) {
+                  entered_.open();
+                  return release_.wait() ? Status::ok()
+                                         : Status::error(StatusCode::kTimeout, "never released");
+              };
+              status_ = core.submit(op);
+          }) {
+        entered_.wait();
+    }
+    ~WriterHold() {
+        release_.open();
+        if (thread_.joinable()) thread_.join();
+    }
+    // Lets the held batch commit; returns its status.
+    Status release() {
+        release_.open();
+        if (thread_.joinable()) thread_.join();
+        return status_;
+    }
+
+  private:
+    Gate entered_;
+    Gate release_;
+    Status status_;
+    std::thread thread_;
+};
+
+// One queued writer: an alarm (the record_alarm path) or, when `throws` is
+// set, an isolated op that enqueues an event and then throws, as a
+// Store::transact body may.
+struct QueuedWriter {
+    std::string device;
+    bool throws = false;
+    Status status;
+    RecordedEvent recorded;
+    std::thread thread;
+};
+
+void start_writer(store::StoreCore& core, QueuedWriter& writer) {
+    writer.thread = std::thread([&core, &writer] {
+        store::WriteOp op;
+        if (writer.throws) {
+            op.isolated = true;
+            op.apply = [&writer](store::BatchContext& context) -> Status {
+                Event event{"THING_HAPPENED", writer.device, "thing", "x", "{}", ""};
+                Status inserted = store::insert_event(context, event, &writer.recorded);
+                if (!inserted) return inserted;
+                throw std::runtime_error("body blew up");
+            };
+        } else {
+            op.growth_bytes = 512;
+            op.apply = [&writer](store::BatchContext& context) {
+                return store::insert_alarm(context, sample_alarm(writer.device), &writer.recorded);
+            };
+        }
+        writer.status = core.submit(op);
+    });
+}
+
+uint64_t commits(store::StoreCore& core) {
+    auto stats = core.stats();
+    if (!stats) throw std::runtime_error(stats.status().to_string());
+    return stats->commits;
+}
+
+}  // namespace
+
+TEST_CASE("writers queued behind a busy leader commit together, max_batch at a time") {
+    TempDir dir;
+    const std::string path = dir.file("o.db");
+    constexpr size_t kWriters = 12;
+    size_t max_batch = 0;
+    uint64_t expected_batches = 0;
+    SECTION("one batch for all") {
+        max_batch = 256;
+        expected_batches = 1;
+    }
+    SECTION("batches of at most 5") {
+        max_batch = 5;
+        expected_batches = 3;  // 5 + 5 + 2
+    }
+    StoreOptions options = test_options();
+    options.max_batch = static_cast<uint32_t>(max_batch);
+    auto core = open_core(path, options);
+    const uint64_t before = commits(*core);
+
+    std::vector<QueuedWriter> writers(kWriters);
+    {
+        WriterHold hold(*core);
+        for (size_t i = 0; i < kWriters; ++i) {
+            writers[i].device = "pump-" + std::to_string(i % 3);
+            start_writer(*core, writers[i]);
+            REQUIRE(wait_for_queue(*core, i + 2));  // the hold, then writers in order
+        }
+        REQUIRE_OK(hold.release());
+    }
+    for (auto& writer : writers) writer.thread.join();
+
+    for (const auto& writer : writers) REQUIRE_OK(writer.status);
+    // The hold's batch, then the writers' batches: one commit each.
+    CHECK(commits(*core) == before + 1 + expected_batches);
+    RawSqlite db(path);
+    for (const auto& writer : writers) {
+        CHECK(db.integer("SELECT count(*) FROM outbox o JOIN alarm_record a USING (id)"
+                         " WHERE o.event_id = '" +
+                         writer.recorded.event_id + "'") == 1);
+    }
+    // Queue order is commit order: each device's seq rises with it.
+    std::map<std::string, int64_t> last_seq;
+    for (const auto& writer : writers) {
+        CHECK(writer.recorded.seq == last_seq[writer.device] + 1);
+        last_seq[writer.device] = writer.recorded.seq;
+    }
+}
+
+TEST_CASE(
+    "an operation that throws inside a shared batch fails alone and the store keeps serving") {
+    TempDir dir;
+    const std::string path = dir.file("o.db");
+    size_t thrower = 0;
+    SECTION("the thrower leads the batch") {
+        thrower = 0;
+    }
+    SECTION("the thrower is in the middle of the batch") {
+        thrower = 3;
+    }
+    SECTION("the thrower is last in the batch") {
+        thrower = 6;
+    }
+    auto core = open_core(path, test_options());
+    const uint64_t before = commits(*core);
+
+    std::vector<QueuedWriter> writers(7);
+    {
+        WriterHold hold(*core);
+        for (size_t i = 0; i < writers.size(); ++i) {
+            writers[i].device = "pump-1";
+            writers[i].throws = i == thrower;
+            start_writer(*core, writers[i]);
+            REQUIRE(wait_for_queue(*core, i + 2));
+        }
+        REQUIRE_OK(hold.release());
+    }
+    for (auto& writer : writers) writer.thread.join();
+
+    const QueuedWriter& failed = writers[thrower];
+    CHECK(failed.status.code() == StatusCode::kInternal);
+    CHECK_THAT(failed.status.message(), Catch::Contains("body blew up"));
+    int64_t seq = 0;
+    for (size_t i = 0; i < writers.size(); ++i) {
+        if (i == thrower) continue;
+        REQUIRE_OK(writers[i].status);
+        // The thrower's rolled-back event consumed no sequence number.
+        CHECK(writers[i].recorded.seq == ++seq);
+    }
+    CHECK(commits(*core) == before + 2);  // the hold's batch and the shared one
+    RawSqlite db(path);
+    CHECK(db.integer("SELECT count(*) FROM outbox WHERE event_id = '" + failed.recorded.event_id +
+                     "'") == 0);
+    CHECK(db.integer("SELECT count(*) FROM outbox") == int64_t(writers.size() - 1));
+
+    // Still serving: a new writer commits, and close returns.
+    QueuedWriter after;
+    after.device = "pump-1";
+    start_writer(*core, after);
+    after.thread.join();
+    REQUIRE_OK(after.status);
+    CHECK(after.recorded.seq == seq + 1);
+    REQUIRE_OK(core->close());
+}
+
+TEST_CASE(
+    "an exception outside any caller's body fails its batch only, losing no sequence number") {
+    TempDir dir;
+    const std::string path = dir.file("o.db");
+    auto core = open_core(path, test_options());
+
+    std::vector<QueuedWriter> writers(4);
+    Status broken_status;
+    std::thread broken;
+    {
+        WriterHold hold(*core);
+        for (size_t i = 0; i < 2; ++i) {
+            writers[i].device = "pump-1";
+            start_writer(*core, writers[i]);
+            REQUIRE(wait_for_queue(*core, i + 2));
+        }
+        // An op of the engine itself (not isolated) that runs out of memory.
+        broken = std::thread([&] {
+            store::WriteOp op;
+            op.apply = [](store::BatchContext&) -> Status { throw std::bad_alloc(); };
+            broken_status = core->submit(op);
+        });
+        REQUIRE(wait_for_queue(*core, 4));
+        for (size_t i = 2; i < 4; ++i) {
+            writers[i].device = "pump-1";
+            start_writer(*core, writers[i]);
+            REQUIRE(wait_for_queue(*core, i + 3));
+        }
+        REQUIRE_OK(hold.release());
+    }
+    broken.join();
+    for (auto& writer : writers) writer.thread.join();
+
+    // The whole batch shared the failed transaction: nothing of it was written.
+    CHECK(broken_status.code() == StatusCode::kInternal);
+    for (const auto& writer : writers) CHECK(writer.status.code() == StatusCode::kInternal);
+    RawSqlite db(path);
+    CHECK(db.integer("SELECT count(*) FROM outbox") == 0);
+
+    QueuedWriter after;
+    after.device = "pump-1";
+    start_writer(*core, after);
+    after.thread.join();
+    REQUIRE_OK(after.status);
+    CHECK(after.recorded.seq == 1);
+}
+
+TEST_CASE("a commit listener that throws does not undo a durable commit or its sequence numbers") {
+    TempDir dir;
+    const std::string path = dir.file("o.db");
+    auto core = open_core(path, test_options());
+    std::atomic<int> calls{0};
+    core->set_commit_listener([&] {
+        if (calls++ == 0) throw std::runtime_error("listener blew up");
+    });
+    QueuedWriter first;
+    first.device = "pump-1";
+    start_writer(*core, first);
+    first.thread.join();
+    // Committed and durable: reporting a failure now would be a lie.
+    REQUIRE_OK(first.status);
+    QueuedWriter second;
+    second.device = "pump-1";
+    start_writer(*core, second);
+    second.thread.join();
+    REQUIRE_OK(second.status);
+    CHECK(second.recorded.seq == first.recorded.seq + 1);
+    CHECK(calls.load() == 2);
+    RawSqlite db(path);
+    CHECK(db.integer("SELECT count(*) FROM outbox") == 2);
+}
+
+TEST_CASE(
+    "a transact body that throws gets kInternal, its writes roll back, and the store serves on") {
+    TempDir dir;
+    const std::string path = dir.file("o.db");
+    auto store = open_store(path, test_options());
+    std::string thrown_event;
+    auto thrown = store->transact([&](Transaction& tx) -> Status {
+        Status created = tx.execute("CREATE TABLE valve (id TEXT PRIMARY KEY)", {});
+        if (!created) return created;
+        auto enqueued = tx.enqueue(Event{"VALVE_OPENED", "valve-1", "valve", "v1", "{}", ""});
+        if (!enqueued) return enqueued.status();
+        thrown_event = enqueued->event_id;
+        throw std::runtime_error("application bug");
+    });
+    REQUIRE_FALSE(thrown.is_ok());
+    CHECK(thrown.status().code() == StatusCode::kInternal);
+    CHECK_THAT(thrown.status().message(), Catch::Contains("application bug"));
+    CHECK_FALSE(thrown_event.empty());
+
+    auto recorded = store->record_alarm(sample_alarm());
+    REQUIRE_OK(recorded);
+    CHECK(recorded->seq == 1);
+    {
+        RawSqlite db(path);
+        CHECK(db.integer("SELECT count(*) FROM sqlite_schema WHERE name = 'valve'") == 0);
+        CHECK(db.integer("SELECT count(*) FROM outbox WHERE event_id = '" + thrown_event + "'") ==
+              0);
+    }
+    REQUIRE_OK(store->close());
+    store.reset();  // the destructor returns too
+}
 
 TEST_CASE("8 threads recording at once lose nothing, duplicate nothing and keep per-device order") {
     TempDir dir;
@@ -66,31 +394,69 @@ TEST_CASE("8 threads recording at once lose nothing, duplicate nothing and keep 
     CHECK(stats->pending == kThreads * kPerThread);
 }
 
-TEST_CASE("a failing transaction body in a shared batch does not disturb the others") {
+TEST_CASE("bodies that fail or throw in shared batches fail alone; every other body commits") {
     TempDir dir;
     const std::string path = dir.file("o.db");
     auto store = open_store(path, test_options());
+    enum class Fate { kCommits, kReturnsError, kThrows };
+    struct Call {
+        Fate fate = Fate::kCommits;
+        std::string event_id;  // what the body enqueued, committed or not
+        Status status;
+    };
+    constexpr int kThreads = 8;
+    constexpr int kPerThread = 50;
+    std::vector<std::vector<Call>> calls(kThreads, std::vector<Call>(kPerThread));
     std::vector<std::thread> threads;
-    std::atomic<int> ok{0};
-    std::atomic<int> refused{0};
-    for (int t = 0; t < 8; ++t) {
+    for (int t = 0; t < kThreads; ++t) {
         threads.emplace_back([&, t] {
-            for (int i = 0; i < 50; ++i) {
-                bool fail = (i + t) % 3 == 0;
-                auto result = store->transact([&](Transaction& tx) {
+            for (int i = 0; i < kPerThread; ++i) {
+                Call& call = calls[t][i];
+                call.fate = static_cast<Fate>((i + t) % 3);
+                auto result = store->transact([&](Transaction& tx) -> Status {
                     Event event{"THING_HAPPENED", "dev-" + std::to_string(t), "thing", "x", "{}", ""};
                     auto enqueued = tx.enqueue(event);
                     if (!enqueued.is_ok()) return enqueued.status();
-                    return fail ? Status::error(StatusCode::kInvalidArgument, "no") : Status::ok();
+                    call.event_id = enqueued->event_id;
+                    if (call.fate == Fate::kThrows) throw std::runtime_error("thrown");
+                    return call.fate == Fate::kReturnsError
+                               ? Status::error(StatusCode::kInvalidArgument, "no")
+                               : Status::ok();
                 });
-                (result.is_ok() ? ok : refused)++;
+                call.status = result.status();
             }
         });
     }
     for (auto& thread : threads) thread.join();
+
     RawSqlite db(path);
-    CHECK(db.integer("SELECT count(*) FROM outbox") == ok.load());
-    CHECK(ok + refused == 400);
+    int64_t committed = 0;
+    for (const auto& row : calls) {
+        for (const Call& call : row) {
+            INFO("fate " << static_cast<int>(call.fate) << ": " << call.status.to_string());
+            REQUIRE_FALSE(call.event_id.empty());
+            const int64_t stored =
+                db.integer("SELECT count(*) FROM outbox WHERE event_id = '" + call.event_id + "'");
+            switch (call.fate) {
+                case Fate::kCommits:
+                    CHECK(call.status.is_ok());
+                    CHECK(stored == 1);
+                    ++committed;
+                    break;
+                case Fate::kReturnsError:
+                    CHECK(call.status.code() == StatusCode::kInvalidArgument);
+                    CHECK(call.status.message() == "no");
+                    CHECK(stored == 0);
+                    break;
+                case Fate::kThrows:
+                    CHECK(call.status.code() == StatusCode::kInternal);
+                    CHECK_THAT(call.status.message(), Catch::Contains("thrown"));
+                    CHECK(stored == 0);
+                    break;
+            }
+        }
+    }
+    CHECK(db.integer("SELECT count(*) FROM outbox") == committed);
     // Rolled-back events consumed no sequence numbers: still 1..N per device.
     for (const auto& device : db.column("SELECT DISTINCT device_id FROM outbox")) {
         CHECK(db.integer("SELECT max(seq) FROM outbox WHERE device_id = '" + device + "'") ==
