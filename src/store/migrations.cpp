@@ -16,6 +16,20 @@ Status roll_back(Db& db, const Status& failure, const std::string& what) {
                          failure.message() + "; rolling back failed too: " + rolled_back.message());
 }
 
+// A COMMIT that fails may still have written its frames (write_batch.cpp,
+// I4): the migration is then applied or not, and only the next open can
+// tell. That open reads user_version again and applies what is missing, so
+// both outcomes end in the same schema.
+Status commit(Db& db, const std::string& what) {
+    Status status = db.exec("COMMIT", what);
+    if (status) return status;
+    if (!sqlite3_get_autocommit(db.handle())) status = roll_back(db, status, what);
+    return Status::error(StatusCode::kOutcomeUnknown,
+                         status.message() +
+                             "; the migration may or may not have been applied: open the store "
+                             "again, which applies it if it is missing");
+}
+
 }  // namespace
 
 int latest_schema_version() { return kMigrations.empty() ? 0 : kMigrations.back().number; }
@@ -48,7 +62,7 @@ Status apply_migrations(Db& db, int current_version) {
         auto version = db.query_int("PRAGMA user_version", what);
         if (!version) return roll_back(db, version.status(), what);
         if (*version >= migration.number) {  // another process got there first
-            status = db.exec("COMMIT", what);
+            status = commit(db, what);
             if (!status) return status;
             continue;
         }
@@ -58,7 +72,7 @@ Status apply_migrations(Db& db, int current_version) {
         }
         if (!status) return roll_back(db, status, what);
         // Durable like any other commit (synchronous=FULL is already set).
-        status = db.exec("COMMIT", what);
+        status = commit(db, what);
         if (!status) return status;
     }
     return Status::ok();

@@ -28,6 +28,8 @@ Result<int> check_schema_version(Db& db);
 
 // Applies every migration above the current version. Each migration and its
 // user_version bump commit together, so a crash leaves a whole version.
+// A failed COMMIT is kOutcomeUnknown: the caller closes `db`, and the next
+// open finds the migration applied or not and goes on from there.
 Status apply_migrations(Db& db, int current_version);
 
 }  // namespace outpost::store
