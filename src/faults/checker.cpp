@@ -6,6 +6,8 @@
 #include <map>
 #include <utility>
 
+#include "store/outbox.h"
+
 namespace outpost::faults {
 namespace {
 
@@ -204,7 +206,8 @@ class Check final {
         }
         for (const std::string& event_id : evidence_.marks_acknowledged()) {
             auto found = by_event_.find(event_id);
-            if (found != by_event_.end() && rows_[found->second].state != 1) {
+            if (found != by_event_.end() &&
+                rows_[found->second].state != static_cast<int64_t>(store::OutboxState::kSent)) {
                 problem(report_.integrity_failures, "C5 event " + event_id +
                                                         " was marked SENT but is in state " +
                                                         std::to_string(rows_[found->second].state));

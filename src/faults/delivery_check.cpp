@@ -2,6 +2,8 @@
 
 #include <sqlite3.h>
 
+#include "store/outbox.h"
+
 namespace outpost::faults {
 namespace {
 
@@ -55,7 +57,8 @@ DeliveryReport check_delivery(const std::string& db_path, const EvidenceLog& evi
             if (attempt.outcome != CallOutcome::kAcknowledged) continue;
             ++report.acknowledged;
             auto state = states.find(attempt.event_id);
-            if (require_sent && (state == states.end() || state->second != 1)) {
+            if (require_sent && (state == states.end() ||
+                                 state->second != static_cast<int>(store::OutboxState::kSent))) {
                 problem(report, report.not_sent,
                         "D1 acknowledged event " + attempt.event_id + " (call '" + token +
                             "') is " + (state == states.end() ? "missing" : "not SENT") +

@@ -93,6 +93,10 @@ Status submit_isolated(StoreCore& core, std::function<Status(BatchContext&)> app
 
 }  // namespace
 
+std::string sql_literal(OutboxState state) {
+    return std::to_string(static_cast<int>(state));
+}
+
 const char* outbox_state_name(OutboxState state) {
     switch (state) {
         case OutboxState::kPending: return "PENDING";
@@ -155,9 +159,11 @@ Status mark_sent(StoreCore& core, const std::vector<int64_t>& ids, int64_t epoch
     return submit_isolated(core, [&](BatchContext& context) {
         Status status = check_epoch(core, epoch);
         if (!status) return status;
-        auto stmt = core.cached(
-            "UPDATE outbox SET state = 1, epoch = ?1, sent_boot_id = ?2, sent_uptime_ms = ?3"
-            " WHERE id = ?4 AND state = 0");
+        static const std::string kMarkSent =
+            "UPDATE outbox SET state = " + sql_literal(OutboxState::kSent) +
+            ", epoch = ?1, sent_boot_id = ?2, sent_uptime_ms = ?3 WHERE id = ?4 AND state = " +
+            sql_literal(OutboxState::kPending);
+        auto stmt = core.cached(kMarkSent);
         if (!stmt) return stmt.status();
         for (int64_t id : ids) {
             (*stmt)->reset();
@@ -176,15 +182,19 @@ Result<bool> record_failure(StoreCore& core, int64_t id, const std::string& erro
     Status status = submit_isolated(core, [&](BatchContext&) {
         Status checked = check_epoch(core, epoch);
         if (!checked) return checked;
-        auto stmt = core.cached(
+        static const std::string kRecordFailure =
             "UPDATE outbox SET attempts = attempts + 1, last_error = ?1, epoch = ?2,"
-            " state = CASE WHEN attempts + 1 >= ?3 THEN 2 ELSE 0 END"
-            " WHERE id = ?4 AND state = 0 RETURNING state");
+            " state = CASE WHEN attempts + 1 >= ?3 THEN " +
+            sql_literal(OutboxState::kDead) + " ELSE " + sql_literal(OutboxState::kPending) +
+            " END WHERE id = ?4 AND state = " + sql_literal(OutboxState::kPending) +
+            " RETURNING state";
+        auto stmt = core.cached(kRecordFailure);
         if (!stmt) return stmt.status();
         (*stmt)->bind(1, error).bind(2, epoch).bind(3, static_cast<int64_t>(max_attempts)).bind(4, id);
         auto step = (*stmt)->step("recording a publish failure");
         if (!step) return step.status();
-        dead = *step == Stmt::Step::kRow && (*stmt)->column_int(0) == 2;
+        dead = *step == Stmt::Step::kRow &&
+               (*stmt)->column_int(0) == static_cast<int64_t>(OutboxState::kDead);
         (*stmt)->reset();
         return Status::ok();
     });
@@ -194,10 +204,12 @@ Result<bool> record_failure(StoreCore& core, int64_t id, const std::string& erro
 
 Status replay_event(StoreCore& core, const std::string& event_id, const std::string& reason) {
     return submit_isolated(core, [&](BatchContext& context) {
-        auto stmt = core.cached(
-            "UPDATE outbox SET state = 0, attempts = 0, replay_count = replay_count + 1,"
-            " replayed_at_ms = ?1, replay_reason = ?2 WHERE event_id = ?3 AND state != 0"
-            " RETURNING id");
+        static const std::string kReplay =
+            "UPDATE outbox SET state = " + sql_literal(OutboxState::kPending) +
+            ", attempts = 0, replay_count = replay_count + 1, replayed_at_ms = ?1,"
+            " replay_reason = ?2 WHERE event_id = ?3 AND state != " +
+            sql_literal(OutboxState::kPending) + " RETURNING id";
+        auto stmt = core.cached(kReplay);
         if (!stmt) return stmt.status();
         (*stmt)->bind(1, context.wall_ms()).bind(2, reason).bind(3, event_id);
         auto step = (*stmt)->step("replaying " + event_id);
@@ -221,9 +233,12 @@ Status replay_event(StoreCore& core, const std::string& event_id, const std::str
 Result<int64_t> replay_all_dead(StoreCore& core, const std::string& reason) {
     int64_t count = 0;
     Status status = submit_isolated(core, [&](BatchContext& context) {
-        auto stmt = core.cached(
-            "UPDATE outbox SET state = 0, attempts = 0, replay_count = replay_count + 1,"
-            " replayed_at_ms = ?1, replay_reason = ?2 WHERE state = 2");
+        static const std::string kReplayDead =
+            "UPDATE outbox SET state = " + sql_literal(OutboxState::kPending) +
+            ", attempts = 0, replay_count = replay_count + 1, replayed_at_ms = ?1,"
+            " replay_reason = ?2 WHERE state = " +
+            sql_literal(OutboxState::kDead);
+        auto stmt = core.cached(kReplayDead);
         if (!stmt) return stmt.status();
         (*stmt)->bind(1, context.wall_ms()).bind(2, reason);
         Status run = (*stmt)->run("replaying DEAD events");
@@ -237,14 +252,13 @@ Result<int64_t> replay_all_dead(StoreCore& core, const std::string& reason) {
 Result<int64_t> purge_dead(StoreCore& core) {
     int64_t count = 0;
     Status status = submit_isolated(core, [&](BatchContext&) {
+        const std::string dead_rows = "outbox WHERE state = " + sql_literal(OutboxState::kDead) +
+                                      " AND id < (SELECT max(id) FROM outbox)";
         Status run = core.writer().exec(
-            "DELETE FROM alarm_record WHERE id IN (SELECT id FROM outbox WHERE state = 2"
-            " AND id < (SELECT max(id) FROM outbox))",
+            "DELETE FROM alarm_record WHERE id IN (SELECT id FROM " + dead_rows + ")",
             "purging DEAD alarm records");
         if (!run) return run;
-        run = core.writer().exec(
-            "DELETE FROM outbox WHERE state = 2 AND id < (SELECT max(id) FROM outbox)",
-            "purging DEAD events");
+        run = core.writer().exec("DELETE FROM " + dead_rows, "purging DEAD events");
         count = sqlite3_changes(core.writer().handle());
         return run;
     });

@@ -17,8 +17,13 @@
 
 namespace outpost::store {
 
+// The values are the on-disk format of outbox.state (schema/001_initial.sql
+// checks state IN (0, 1, 2)). This is their one definition: SQL text names a
+// state only through sql_literal().
 enum class OutboxState { kPending = 0, kSent = 1, kDead = 2 };
 const char* outbox_state_name(OutboxState state);
+// The state as an SQL integer literal ("1" for kSent), for statement text.
+std::string sql_literal(OutboxState state);
 
 struct OutboxRow {
     int64_t id = 0;              // commit order

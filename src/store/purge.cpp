@@ -3,19 +3,23 @@
 #include <string>
 
 #include "common/fault_point.h"
+#include "store/outbox.h"
 
 namespace outpost::store {
 namespace {
 
 // The rows to purge, as a subquery: ?1 expired_only, ?2 boot id, ?3 uptime
 // now, ?4 retention, ?5 limit.
-constexpr const char* kVictims =
-    "SELECT id FROM outbox WHERE state = 1"
-    " AND id < (SELECT max(id) FROM outbox)"
-    " AND (?1 = 0"
-    "      OR (sent_boot_id = ?2 AND ?3 - sent_uptime_ms >= ?4)"
-    "      OR (sent_boot_id IS NOT ?2 AND ?3 >= ?4))"
-    " ORDER BY id LIMIT ?5";
+const std::string& victims_sql() {
+    static const std::string kVictims =
+        "SELECT id FROM outbox WHERE state = " + sql_literal(OutboxState::kSent) +
+        " AND id < (SELECT max(id) FROM outbox)"
+        " AND (?1 = 0"
+        "      OR (sent_boot_id = ?2 AND ?3 - sent_uptime_ms >= ?4)"
+        "      OR (sent_boot_id IS NOT ?2 AND ?3 >= ?4))"
+        " ORDER BY id LIMIT ?5";
+    return kVictims;
+}
 
 void bind_rule(Stmt& stmt, const PurgeRule& rule, int64_t limit) {
     stmt.bind(1, static_cast<int64_t>(rule.expired_only ? 1 : 0))
@@ -28,7 +32,7 @@ void bind_rule(Stmt& stmt, const PurgeRule& rule, int64_t limit) {
 }  // namespace
 
 Result<int64_t> purge_sent_rows(StoreCore& core, const PurgeRule& rule, int64_t limit) {
-    const std::string victims = kVictims;
+    const std::string& victims = victims_sql();
     // 1. Remember the highest seq per device before its rows go.
     auto remember = core.cached(
         "INSERT INTO device_seq (device_id, last_seq) SELECT device_id, max(seq) FROM outbox"

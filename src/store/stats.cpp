@@ -1,5 +1,6 @@
 // Store statistics: counters kept by the writer plus a read of the outbox
 // through a separate connection (never queued behind writers).
+#include "store/outbox.h"
 #include "store/store_core.h"
 
 namespace outpost::store {
@@ -26,14 +27,17 @@ Result<StoreStats> StoreCore::stats() {
         if (!step) return step.status();
         if (*step == Stmt::Step::kDone) break;
         int64_t count = counts->column_int(1);
-        switch (counts->column_int(0)) {
-            case 0:
+        switch (static_cast<OutboxState>(counts->column_int(0))) {
+            case OutboxState::kPending:
                 stats.pending = count;
                 stats.oldest_pending_id = counts->column_int(2);
                 break;
-            case 1: stats.sent = count; break;
-            case 2: stats.dead = count; break;
-            default: break;
+            case OutboxState::kSent:
+                stats.sent = count;
+                break;
+            case OutboxState::kDead:
+                stats.dead = count;
+                break;
         }
     }
     auto pages = reader->query_int("PRAGMA page_count", "reading page count");

@@ -95,3 +95,21 @@ TEST_CASE("a row refused N times moves to DEAD with its last error, and replay k
           StatusCode::kInvalidArgument);
     CHECK(replay_event(store->core(), "no-such-id", "x").code() == StatusCode::kNotFound);
 }
+
+TEST_CASE("the outbox states are the schema's: each one is accepted on disk, and nothing else") {
+    TempDir dir;
+    const std::string path = dir.file("o.db");
+    auto store = open_store(path, test_options());
+    REQUIRE_OK(store->record_alarm(sample_alarm()));
+    // The on-disk values are a file format: they never change.
+    CHECK(sql_literal(OutboxState::kPending) == "0");
+    CHECK(sql_literal(OutboxState::kSent) == "1");
+    CHECK(sql_literal(OutboxState::kDead) == "2");
+    RawSqlite db(path);
+    for (OutboxState state : {OutboxState::kPending, OutboxState::kSent, OutboxState::kDead}) {
+        INFO(outbox_state_name(state));
+        CHECK_NOTHROW(db.exec("UPDATE outbox SET state = " + sql_literal(state)));
+        CHECK(db.text("SELECT state FROM outbox") == sql_literal(state));
+    }
+    CHECK_THROWS_WITH(db.exec("UPDATE outbox SET state = 3"), Catch::Contains("CHECK"));
+}
