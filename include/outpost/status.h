@@ -95,7 +95,13 @@ template <typename T>
 class [[nodiscard]] Result final {
   public:
     Result(T value) : value_(std::move(value)) {}  // NOLINT: implicit on purpose
-    Result(Status status) : status_(std::move(status)) {}  // NOLINT: implicit on purpose
+    // An OK `status` without a value is a bug in the callee: it becomes
+    // kInternal, so `if (!result) return result.status();` cannot pass a
+    // missing value on as success.
+    Result(Status status)  // NOLINT: implicit on purpose
+        : status_(status.is_ok() ? Status::error(StatusCode::kInternal,
+                                                 "a Result was made from an OK status, no value")
+                                 : std::move(status)) {}
 
     bool is_ok() const { return value_.has_value(); }
     explicit operator bool() const { return is_ok(); }
