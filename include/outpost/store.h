@@ -30,7 +30,8 @@ namespace outpost {
 
 namespace store {
 class StoreCore;
-}
+class StoreAccess;  // how this project's own parts reach the engine (not installed)
+}  // namespace store
 
 // A value bound to an SQL parameter in Transaction::execute.
 using SqlValue = std::variant<std::nullptr_t, int64_t, double, std::string>;
@@ -113,16 +114,16 @@ public:
     const OpenReport& open_report() const;
     const std::string& path() const;
     const StoreOptions& options() const;
+    // The gateway this database belongs to: the one recorded in it, which is
+    // options().gateway_id unless that was left empty to read it.
+    const std::string& gateway_id() const;
 
     // Waits for in-progress writes, then closes the database. Later calls
     // fail with kClosed. Called by the destructor.
     Status close();
 
-    // Internal: the engine, for the publisher and the operator tools built
-    // in this project. Not part of the stable API.
-    store::StoreCore& core();
-
 private:
+    friend class store::StoreAccess;
     explicit Store(std::unique_ptr<store::StoreCore> core);
     std::unique_ptr<store::StoreCore> core_;
 };

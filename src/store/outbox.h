@@ -12,28 +12,16 @@
 #include <vector>
 
 #include "outpost/status.h"
+#include "outpost/store_admin.h"
 #include "store/sqlite_db.h"
 #include "store/store_core.h"
 
 namespace outpost::store {
 
-enum class OutboxState { kPending = 0, kSent = 1, kDead = 2 };
-const char* outbox_state_name(OutboxState state);
-
-struct OutboxRow {
-    int64_t id = 0;              // commit order
-    std::string event_id;
-    std::string device_id;
-    int64_t seq = 0;
-    std::string event_type;
-    std::string topic_suffix;    // "alarm/<deviceId>" or "event/<deviceId>"
-    std::string envelope;        // the exact bytes to publish (same on every read)
-    OutboxState state = OutboxState::kPending;
-    int64_t attempts = 0;        // message-level failures so far
-    std::string last_error;
-    int64_t replay_count = 0;
-    std::string replay_reason;
-};
+// An outbox row is what the public API calls an event record: one type, so
+// the publisher and an operator read the same fields.
+using OutboxState = EventState;
+using OutboxRow = EventRecord;
 
 // Up to `limit` PENDING rows with id > `after_id`, in id order, read on
 // `reader` (a connection from StoreCore::open_reader()).
@@ -45,6 +33,9 @@ Result<OutboxRow> find_event(Db& reader, const std::string& event_id);
 // Rows in `state`, oldest first, at most `limit`, with id > after_id.
 Result<std::vector<OutboxRow>> list_events(Db& reader, OutboxState state, int64_t after_id,
                                            int limit);
+
+// The lease row: the last holder and its epoch.
+Result<LeaseRecord> read_lease(Db& reader);
 
 // Increments the lease epoch and records the holder; returns the new epoch.
 // Call once per lease acquisition, while holding the kernel lock.

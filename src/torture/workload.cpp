@@ -4,7 +4,7 @@
 
 #include "faults/recorded_call.h"
 #include "store/outbox.h"
-#include "store/store_core.h"
+#include "store/store_internal.h"
 
 namespace outpost::torture {
 namespace {
@@ -34,7 +34,7 @@ void mark_some_sent(Store& store, store::Db& reader, int64_t epoch,
         event_ids.push_back(row.event_id);
     }
     evidence.marking(event_ids);
-    if (store::mark_sent(store.core(), ids, epoch)) evidence.marked(event_ids);
+    if (store::mark_sent(store::core_of(store), ids, epoch)) evidence.marked(event_ids);
 }
 
 void worker(Store& store, const WorkloadPlan& plan, int index,
@@ -50,8 +50,8 @@ void worker(Store& store, const WorkloadPlan& plan, int index,
     }
     // mark_every 0: a publisher holds the lease and marks (e2e mode).
     if (index == 0 && plan.mark_every > 0) {
-        auto acquired = store::acquire_epoch(store.core(), "torture");
-        auto opened = store.core().open_reader();
+        auto acquired = store::acquire_epoch(store::core_of(store), "torture");
+        auto opened = store::core_of(store).open_reader();
         if (acquired && opened) {
             epoch = *acquired;
             reader = std::move(*opened);

@@ -8,6 +8,7 @@
 #include "cli_runner.h"
 #include "tap_text.h"
 #include "store/outbox.h"
+#include "store/store_internal.h"
 #include "store_fixture.h"
 #include "temp_dir.h"
 
@@ -26,13 +27,14 @@ std::string make_dead_event(const std::string& db) {
     auto store = outpost::testing::open_store(db, outpost::testing::test_options());
     auto recorded = store->record_alarm(outpost::testing::sample_alarm());
     REQUIRE_OK(recorded);
-    auto epoch = outpost::store::acquire_epoch(store->core(), "test-publisher");
+    auto epoch = outpost::store::acquire_epoch(outpost::store::core_of(*store), "test-publisher");
     REQUIRE_OK(epoch);
-    auto reader = store->core().open_reader();
+    auto reader = outpost::store::core_of(*store).open_reader();
     REQUIRE_OK(reader);
     auto row = outpost::store::find_event(*reader, recorded->event_id);
     REQUIRE_OK(row);
-    auto dead = outpost::store::record_failure(store->core(), row->id, "broker refused", *epoch, 1);
+    auto dead = outpost::store::record_failure(outpost::store::core_of(*store), row->id,
+                                               "broker refused", *epoch, 1);
     REQUIRE_OK(dead);
     REQUIRE(*dead);
     return recorded->event_id;

@@ -22,7 +22,7 @@
 #include "outpost/store.h"
 #include "raw_sqlite.h"
 #include "store/outbox.h"
-#include "store/store_core.h"
+#include "store/store_internal.h"
 #include "store_fixture.h"
 #include "temp_dir.h"
 
@@ -177,7 +177,7 @@ inline OutboxView outbox_view(const std::string& db_path) {
 // The envelope of every outbox row, by eventId, as the store gives it to a
 // publisher (alarm envelopes are rebuilt from their rows, byte for byte).
 inline std::map<std::string, std::string> stored_envelopes(Store& store) {
-    auto reader = store.core().open_reader();
+    auto reader = store::core_of(store).open_reader();
     if (!reader) throw std::runtime_error(reader.status().to_string());
     std::map<std::string, std::string> by_id;
     for (auto state :
