@@ -248,7 +248,15 @@ Result<int64_t> replay_all_dead(StoreCore& core, const std::string& reason) {
 Result<int64_t> purge_dead(StoreCore& core) {
     int64_t count = 0;
     Status status = submit_isolated(core, [&](BatchContext&) {
+        // The device's highest seq may sit in a DEAD row: remember it first,
+        // or the next open would hand that seq out again (purge.cpp, step 1).
         Status run = core.writer().exec(
+            "INSERT INTO device_seq (device_id, last_seq) SELECT device_id, max(seq) FROM outbox"
+            " WHERE state = 2 AND id < (SELECT max(id) FROM outbox) GROUP BY device_id"
+            " ON CONFLICT (device_id) DO UPDATE SET last_seq = max(last_seq, excluded.last_seq)",
+            "recording the sequence numbers of DEAD events");
+        if (!run) return run;
+        run = core.writer().exec(
             "DELETE FROM alarm_record WHERE id IN (SELECT id FROM outbox WHERE state = 2"
             " AND id < (SELECT max(id) FROM outbox))",
             "purging DEAD alarm records");

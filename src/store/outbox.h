@@ -58,7 +58,9 @@ Result<bool> record_failure(StoreCore& core, int64_t id, const std::string& erro
 Status replay_event(StoreCore& core, const std::string& event_id, const std::string& reason);
 // Replays every DEAD row; returns how many.
 Result<int64_t> replay_all_dead(StoreCore& core, const std::string& reason);
-// Deletes DEAD rows (and their alarm records) on operator request; returns how many.
+// Deletes DEAD rows (and their alarm records) on operator request; returns
+// how many. Like the retention purge it keeps the row with the highest id and
+// records each device's highest seq first, so sequences never restart.
 Result<int64_t> purge_dead(StoreCore& core);
 
 }  // namespace outpost::store

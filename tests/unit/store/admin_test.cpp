@@ -175,6 +175,26 @@ TEST_CASE("purge_dead deletes DEAD events with their alarm records and nothing e
     CHECK(raw.integer("SELECT count(*) FROM outbox") == 2);
 }
 
+TEST_CASE("purging a device's newest DEAD events never lets its sequence restart") {
+    TempDir dir;
+    const std::string path = dir.file("a.db");
+    {
+        auto store = open_store(path, test_options());
+        REQUIRE_OK(store->record_alarm(sample_alarm("pump-1")));
+        auto last_of_pump = store->record_alarm(sample_alarm("pump-1"));
+        REQUIRE_OK(last_of_pump);
+        CHECK(last_of_pump->seq == 2);
+        REQUIRE_OK(store->record_alarm(sample_alarm("pump-2")));  // keeps the highest id
+        make_dead(*store, last_of_pump->event_id, "refused");
+        REQUIRE(*StoreAdmin(*store).purge_dead() == 1);
+    }
+    // A new process rebuilds the sequences from the database.
+    auto store = open_store(path, test_options());
+    auto next = store->record_alarm(sample_alarm("pump-1"));
+    REQUIRE_OK(next);
+    CHECK(next->seq == 3);
+}
+
 TEST_CASE("the lease record names the last publisher that acquired it, and its epoch") {
     TempDir dir;
     ManualClock clock;
