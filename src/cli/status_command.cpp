@@ -6,6 +6,7 @@
 #include "cli/daemon_client.h"
 #include "cli/exit_codes.h"
 #include "cli/output.h"
+#include "ingest/status_document.h"
 #include "outpost/store_admin.h"
 
 namespace outpost::cli {
@@ -31,17 +32,13 @@ int read_store_status(Context& context, StoreStatus& status) {
     return kExitOk;
 }
 
+// The same top-level shape as outpostd's status document: "gateway_id",
+// "store" (the figures every status document shares) and "lease".
 nlohmann::json store_status_json(const StoreStatus& status) {
-    const StoreStats& stats = status.stats;
     const LeaseRecord& lease = status.lease;
     return {
         {"gateway_id", status.gateway_id},
-        {"pending", stats.pending},
-        {"sent", stats.sent},
-        {"dead", stats.dead},
-        {"oldest_pending_id", stats.oldest_pending_id},
-        {"database_bytes", stats.database_bytes},
-        {"quota_bytes", stats.quota_bytes},
+        {"store", ingest::store_stats_json(status.stats)},
         {"lease", {{"holder", lease.holder}, {"epoch", lease.epoch}, {"boot_id", lease.boot_id}}}};
 }
 
@@ -92,7 +89,7 @@ int run_status(Context& context) {
     if (context.json) {
         print_json(context.out, from_store
                                     ? nlohmann::json{{"daemon", daemon},
-                                                     {"store", store_status_json(store_status)}}
+                                                     {"database", store_status_json(store_status)}}
                                     : daemon);
         return kExitOk;
     }
