@@ -15,9 +15,9 @@
 #include <cstring>
 #include <vector>
 
-#include "faults/checker.h"
-#include "faults/evidence.h"
-#include "faults/recorded_call.h"
+#include "proof/checker.h"
+#include "proof/evidence.h"
+#include "proof/recorded_call.h"
 #include "store/outbox.h"
 #include "store/store_internal.h"
 #include "store_fixture.h"

@@ -4,10 +4,10 @@
 // as soon as the device does.
 #include <catch2/catch.hpp>
 
-#include "faults/checker.h"
-#include "faults/evidence.h"
-#include "faults/io_error_vfs.h"
-#include "faults/recorded_call.h"
+#include "proof/checker.h"
+#include "proof/evidence.h"
+#include "proof/io_error_vfs.h"
+#include "proof/recorded_call.h"
 #include "store_fixture.h"
 #include "temp_dir.h"
 
