@@ -32,6 +32,7 @@
 #include "outpost/publisher.h"
 #include "outpost/store.h"
 #include "store/outbox.h"
+#include "store/store_internal.h"
 #include "temp_dir.h"
 
 using namespace outpost;
@@ -189,7 +190,7 @@ DrainRound drain_round(const testing::Mosquitto& broker, const Args& args) {
     round.wal_insert_bytes = wal_bytes(*store);
 
     // The raw baseline publishes exactly the envelopes the publisher will.
-    auto reader = store->core().open_reader();
+    auto reader = store::core_of(*store).open_reader();
     auto rows = store::fetch_pending(*reader, 0, args.alarms);
     if (!rows) std::exit(1);
     round.raw_rate = raw_paho_rate(broker, *rows, args.window);

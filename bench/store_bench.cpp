@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "outpost/store.h"
-#include "testing/powercut_vfs.h"
+#include "proof/powercut_vfs.h"
 
 namespace {
 

@@ -19,6 +19,7 @@
 #   BROKER_ADDR=127.0.0.1:PORT    broker (it also listens on PORT-2 and PORT+1)
 #   NAMESRV_PID=...  BROKER_PID=...
 #   ROCKETMQ_DIR=DIR
+#   ROCKETMQ_SCRIPT=/path/to/this/rocketmq.sh  (tools that run mqadmin find it here)
 # Test runners export OUTPOST_ROCKETMQ_ENV=DIR/env; the RocketMQ integration
 # tests skip (exit 77) when it is unset.
 #
@@ -221,6 +222,7 @@ BROKER_ADDR=127.0.0.1:$broker_port
 NAMESRV_PID=$namesrv_pid
 BROKER_PID=$broker_pid
 ROCKETMQ_DIR=$dir
+ROCKETMQ_SCRIPT=$script_dir/rocketmq.sh
 EOF
   mv "$dir/env.tmp" "$dir/env"
 }

@@ -30,7 +30,8 @@ namespace outpost {
 
 namespace store {
 class StoreCore;
-}
+class StoreAccess;  // how this project's own parts reach the engine (not installed)
+}  // namespace store
 
 // A value bound to an SQL parameter in Transaction::execute.
 using SqlValue = std::variant<std::nullptr_t, int64_t, double, std::string>;
@@ -77,62 +78,63 @@ struct OpenReport {
 
 class Store final {
 public:
-  // Opens (creating if needed) the database at `path`, applies pending
-  // migrations and checks integrity (options.check_on_open).
-  // Errors: kInvalidArgument (bad options), kVersionTooNew (database from a
-  // newer Outpost: refused, untouched), kCorruption (damaged and policy is
-  // kRefuse), kIoError / kDiskFull, kBusy (another process holds a lock
-  // longer than busy_timeout), kInvalidArgument when the database belongs
-  // to another gateway_id, kOutcomeUnknown (a migration's COMMIT failed:
-  // it may or may not have been applied; open again, which completes it).
-  static Result<std::unique_ptr<Store>> open(const std::string& path, const StoreOptions& options);
-  ~Store();
-  Store(const Store&) = delete;
-  Store& operator=(const Store&) = delete;
+    // Opens (creating if needed) the database at `path`, applies pending
+    // migrations and checks integrity (options.check_on_open).
+    // Errors: kInvalidArgument (bad options), kVersionTooNew (database from a
+    // newer Outpost: refused, untouched), kCorruption (damaged and policy is
+    // kRefuse), kIoError / kDiskFull, kBusy (another process holds a lock
+    // longer than busy_timeout), kInvalidArgument when the database belongs
+    // to another gateway_id, kOutcomeUnknown (a migration's COMMIT failed:
+    // it may or may not have been applied; open again, which completes it).
+    static Result<std::unique_ptr<Store>> open(const std::string& path,
+                                               const StoreOptions& options);
+    ~Store();
+    Store(const Store&) = delete;
+    Store& operator=(const Store&) = delete;
 
-  // Records `alarm` and its ALARM_* event atomically and returns once both
-  // are durable. Errors: kInvalidArgument (nothing written), kStoreFull,
-  // kDiskFull, kIoError (nothing written), kOutcomeUnknown (may or may not
-  // be written: retry with the same idempotency key), kClosed, kCorruption
-  // (the check after an I/O error found the file damaged: nothing more is
-  // written until the store is closed and opened again, which applies
-  // StoreOptions::corruption_policy).
-  Result<RecordedEvent> record_alarm(const Alarm& alarm);
+    // Records `alarm` and its ALARM_* event atomically and returns once both
+    // are durable. Errors: kInvalidArgument (nothing written), kStoreFull,
+    // kDiskFull, kIoError (nothing written), kOutcomeUnknown (may or may not
+    // be written: retry with the same idempotency key), kClosed, kCorruption
+    // (the check after an I/O error found the file damaged: nothing more is
+    // written until the store is closed and opened again, which applies
+    // StoreOptions::corruption_policy).
+    Result<RecordedEvent> record_alarm(const Alarm& alarm);
 
-  // Runs `body` inside one transaction together with other callers' work.
-  // Everything `body` writes through the Transaction, and every event it
-  // enqueues, commits atomically and durably when this returns OK. If
-  // `body` returns an error, its writes are rolled back (others' are not)
-  // and that error is returned. If `body` throws, the exception does not
-  // cross the store (nor reach the caller whose thread ran it): its writes
-  // are rolled back the same way and this returns kInternal naming the
-  // exception. kInternal, not kInvalidArgument: the store cannot tell bad
-  // input from a bug or std::bad_alloc in the body, and kInternal is the
-  // code for "a bug or an unexpected state". The store serves everyone
-  // else as before. `body` runs on an internal or another caller's
-  // thread, must not block, and must not call the Store.
-  // Errors as record_alarm, plus whatever `body` returns.
-  Result<std::vector<RecordedEvent>> transact(const std::function<Status(Transaction&)>& body);
+    // Runs `body` inside one transaction together with other callers' work.
+    // Everything `body` writes through the Transaction, and every event it
+    // enqueues, commits atomically and durably when this returns OK. If
+    // `body` returns an error, its writes are rolled back (others' are not)
+    // and that error is returned. If `body` throws, the exception does not
+    // cross the store (nor reach the caller whose thread ran it): its writes
+    // are rolled back the same way and this returns kInternal naming the
+    // exception. kInternal, not kInvalidArgument: the store cannot tell bad
+    // input from a bug or std::bad_alloc in the body, and kInternal is the
+    // code for "a bug or an unexpected state". The store serves everyone
+    // else as before. `body` runs on an internal or another caller's
+    // thread, must not block, and must not call the Store.
+    // Errors as record_alarm, plus whatever `body` returns.
+    Result<std::vector<RecordedEvent>> transact(const std::function<Status(Transaction&)>& body);
 
-  // Deletes up to purge_batch_rows SENT rows older than the retention
-  // period (and their alarm records); returns how many. Cheap when nothing
-  // is due. The publisher calls it periodically.
-  Result<int64_t> purge_expired();
+    // Deletes up to purge_batch_rows SENT rows older than the retention
+    // period (and their alarm records); returns how many. Cheap when nothing
+    // is due. The publisher calls it periodically.
+    Result<int64_t> purge_expired();
 
-  Result<StoreStats> stats();
-  const OpenReport& open_report() const;
-  const std::string& path() const;
-  const StoreOptions& options() const;
+    Result<StoreStats> stats();
+    const OpenReport& open_report() const;
+    const std::string& path() const;
+    const StoreOptions& options() const;
+    // The gateway this database belongs to: the one recorded in it, which is
+    // options().gateway_id unless that was left empty to read it.
+    const std::string& gateway_id() const;
 
-  // Waits for in-progress writes, then closes the database. Later calls
-  // fail with kClosed. Called by the destructor.
-  Status close();
-
-  // Internal: the engine, for the publisher and the operator tools built
-  // in this project. Not part of the stable API.
-  store::StoreCore& core();
+    // Waits for in-progress writes, then closes the database. Later calls
+    // fail with kClosed. Called by the destructor.
+    Status close();
 
 private:
+    friend class store::StoreAccess;
     explicit Store(std::unique_ptr<store::StoreCore> core);
     std::unique_ptr<store::StoreCore> core_;
 };

@@ -10,11 +10,13 @@ const std::vector<Command>& all_commands() {
          "       outpostctl status --socket PATH [--db PATH] [--json]\n"
          "With --db: prints the outbox backlog (pending), sent and dead counts, the\n"
          "oldest pending id, the database size against the quota (--quota-bytes,\n"
-         "default the store's default) and the publisher lease holder and epoch.\n"
+         "default the store's default) and the publisher lease holder and epoch\n"
+         "(--json: {\"gateway_id\", \"store\": {...}, \"lease\": {...}}, where \"store\"\n"
+         "has the same fields as in outpostd's status).\n"
          "With --socket: asks the running outpostd (its socket is\n"
          "/run/outpost/outpostd.sock unless configured otherwise) for its live\n"
-         "status and prints whatever it reports; with --db as well, the store part\n"
-         "follows (--json: {\"daemon\": ..., \"store\": ...}).\n",
+         "status and prints whatever it reports; with --db as well, the database\n"
+         "part follows (--json: {\"daemon\": ..., \"database\": ...}).\n",
          {{"--socket"}, {}, 0},
          run_status},
         {"list",

@@ -7,18 +7,11 @@
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "cli/output.h"
-#include "store/outbox.h"
+#include "outpost/store_admin.h"
 
 namespace outpost::cli {
 
 namespace {
-
-std::optional<store::OutboxState> parse_state(const std::string& name) {
-    if (name == "pending") return store::OutboxState::kPending;
-    if (name == "sent") return store::OutboxState::kSent;
-    if (name == "dead") return store::OutboxState::kDead;
-    return std::nullopt;
-}
 
 // A whole-word non-negative integer no larger than `max`.
 std::optional<int64_t> parse_count(const std::string& text, int64_t max) {
@@ -30,20 +23,10 @@ std::optional<int64_t> parse_count(const std::string& text, int64_t max) {
     return value;
 }
 
-// When the event was last replayed (0 if never); not part of OutboxRow.
-int64_t replayed_at_ms(store::Db& reader, const std::string& event_id) {
-    auto stmt = store::Stmt::prepare(
-        reader, "SELECT coalesce(replayed_at_ms, 0) FROM outbox WHERE event_id = ?1");
-    if (!stmt) return 0;
-    stmt->bind(1, event_id);
-    auto step = stmt->step("reading replay time");
-    return step && *step == store::Stmt::Step::kRow ? stmt->column_int(0) : 0;
-}
-
 }  // namespace
 
 int run_list(Context& context) {
-    auto state = parse_state(context.args.value("--state").value_or("pending"));
+    auto state = parse_event_state(context.args.value("--state").value_or("pending"));
     if (!state) return usage_error(context, "--state must be pending, sent or dead");
     auto limit = parse_count(context.args.value("--limit").value_or("100"), 1'000'000);
     if (!limit || *limit == 0) return usage_error(context, "--limit must be an integer from 1");
@@ -53,9 +36,7 @@ int run_list(Context& context) {
     int exit_code = kExitOk;
     auto store = open_store(context, "", exit_code);
     if (!store) return exit_code;
-    auto reader = store->core().open_reader();
-    if (!reader) return operation_error(context, "opening a reader", reader.status());
-    auto rows = store::list_events(*reader, *state, *after, static_cast<int>(*limit));
+    auto rows = StoreAdmin(*store).list_events(*state, *after, static_cast<int>(*limit));
     if (!rows) return operation_error(context, "listing events", rows.status());
 
     if (context.json) {
@@ -74,18 +55,13 @@ int run_show(Context& context) {
     int exit_code = kExitOk;
     auto store = open_store(context, "", exit_code);
     if (!store) return exit_code;
-    auto reader = store->core().open_reader();
-    if (!reader) return operation_error(context, "opening a reader", reader.status());
-    auto row = store::find_event(*reader, event_id);
+    auto row = StoreAdmin(*store).find_event(event_id);
     if (!row) return operation_error(context, "event " + event_id, row.status());
-    int64_t replayed_at = replayed_at_ms(*reader, event_id);
 
     if (context.json) {
-        nlohmann::json document = row_to_json(*row, true);
-        document["replayed_at_ms"] = replayed_at;
-        print_json(context.out, document);
+        print_json(context.out, row_to_json(*row, true));
     } else {
-        print_row_detail(context.out, *row, replayed_at);
+        print_row_detail(context.out, *row);
     }
     return kExitOk;
 }

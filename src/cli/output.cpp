@@ -21,7 +21,7 @@ std::string safe_dump(const nlohmann::json& document) {
 
 }  // namespace
 
-nlohmann::json row_to_json(const store::OutboxRow& row, bool with_envelope) {
+nlohmann::json row_to_json(const EventRecord& row, bool with_envelope) {
     nlohmann::json document = {
         {"id", row.id},
         {"event_id", row.event_id},
@@ -29,31 +29,32 @@ nlohmann::json row_to_json(const store::OutboxRow& row, bool with_envelope) {
         {"seq", row.seq},
         {"event_type", row.event_type},
         {"topic_suffix", row.topic_suffix},
-        {"state", store::outbox_state_name(row.state)},
+        {"state", event_state_name(row.state)},
         {"attempts", row.attempts},
         {"last_error", row.last_error},
         {"replay_count", row.replay_count},
         {"replay_reason", row.replay_reason},
+        {"replayed_at_ms", row.replayed_at_ms},
     };
     if (with_envelope) document["envelope"] = envelope_json(row.envelope);
     return document;
 }
 
-void print_row_table(std::ostream& out, const std::vector<store::OutboxRow>& rows) {
+void print_row_table(std::ostream& out, const std::vector<EventRecord>& rows) {
     out << std::left << std::setw(8) << "ID" << std::setw(38) << "EVENT_ID" << std::setw(8)
         << "STATE" << std::setw(20) << "DEVICE" << std::setw(8) << "SEQ" << std::setw(18) << "TYPE"
         << "ATTEMPTS\n";
     for (const auto& row : rows) {
         out << std::left << std::setw(8) << row.id << std::setw(38) << row.event_id << std::setw(8)
-            << store::outbox_state_name(row.state) << std::setw(20) << row.device_id << std::setw(8)
+            << event_state_name(row.state) << std::setw(20) << row.device_id << std::setw(8)
             << row.seq << std::setw(18) << row.event_type << row.attempts << "\n";
     }
 }
 
-void print_row_detail(std::ostream& out, const store::OutboxRow& row, int64_t replayed_at_ms) {
+void print_row_detail(std::ostream& out, const EventRecord& row) {
     out << "id:            " << row.id << "\n"
         << "event_id:      " << row.event_id << "\n"
-        << "state:         " << store::outbox_state_name(row.state) << "\n"
+        << "state:         " << event_state_name(row.state) << "\n"
         << "device_id:     " << row.device_id << "\n"
         << "seq:           " << row.seq << "\n"
         << "event_type:    " << row.event_type << "\n"
@@ -63,7 +64,7 @@ void print_row_detail(std::ostream& out, const store::OutboxRow& row, int64_t re
         << "replay_count:  " << row.replay_count << "\n";
     if (row.replay_count > 0) {
         out << "replay_reason: " << row.replay_reason << "\n"
-            << "replayed_at_ms: " << replayed_at_ms << "\n";
+            << "replayed_at_ms: " << row.replayed_at_ms << "\n";
     }
     out << "envelope:\n" << safe_dump(envelope_json(row.envelope)) << "\n";
 }

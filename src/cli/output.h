@@ -6,19 +6,19 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
-#include "store/outbox.h"
+#include "outpost/store_admin.h"
 
 namespace outpost::cli {
 
 // The row's fields; the envelope is included (parsed when it is JSON) only
 // when `with_envelope`.
-nlohmann::json row_to_json(const store::OutboxRow& row, bool with_envelope);
+nlohmann::json row_to_json(const EventRecord& row, bool with_envelope);
 
 // One line per row, under a header line.
-void print_row_table(std::ostream& out, const std::vector<store::OutboxRow>& rows);
+void print_row_table(std::ostream& out, const std::vector<EventRecord>& rows);
 
 // "field: value" lines, then the envelope pretty-printed.
-void print_row_detail(std::ostream& out, const store::OutboxRow& row, int64_t replayed_at_ms);
+void print_row_detail(std::ostream& out, const EventRecord& row);
 
 // Any JSON as "key: value" lines, nested objects and arrays indented by two
 // spaces per level below `depth`; strings unquoted. For documents whose

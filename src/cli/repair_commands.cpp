@@ -4,7 +4,7 @@
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "cli/output.h"
-#include "store/outbox.h"
+#include "outpost/store_admin.h"
 
 namespace outpost::cli {
 
@@ -23,7 +23,7 @@ int run_replay(Context& context) {
     if (!store) return exit_code;
 
     if (all_dead) {
-        auto count = store::replay_all_dead(store->core(), *reason);
+        auto count = StoreAdmin(*store).replay_dead(*reason);
         if (!count) return operation_error(context, "replaying DEAD events", count.status());
         if (context.json) {
             print_json(context.out, {{"replayed", *count}});
@@ -33,7 +33,7 @@ int run_replay(Context& context) {
         return kExitOk;
     }
     const std::string& event_id = positionals.front();
-    Status status = store::replay_event(store->core(), event_id, *reason);
+    Status status = StoreAdmin(*store).replay_event(event_id, *reason);
     if (!status) return operation_error(context, "replaying " + event_id, status);
     if (context.json) {
         print_json(context.out, {{"replayed", 1}, {"event_id", event_id}});
@@ -50,7 +50,7 @@ int run_purge(Context& context) {
     int exit_code = kExitOk;
     auto store = open_store(context, "", exit_code);
     if (!store) return exit_code;
-    auto count = store::purge_dead(store->core());
+    auto count = StoreAdmin(*store).purge_dead();
     if (!count) return operation_error(context, "purging DEAD events", count.status());
     if (context.json) {
         print_json(context.out, {{"purged", *count}});

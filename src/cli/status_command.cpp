@@ -6,38 +6,17 @@
 #include "cli/daemon_client.h"
 #include "cli/exit_codes.h"
 #include "cli/output.h"
-#include "store/outbox.h"
+#include "ingest/status_document.h"
+#include "outpost/store_admin.h"
 
 namespace outpost::cli {
 
 namespace {
 
-struct LeaseInfo {
-    int64_t epoch = 0;
-    std::string holder;
-    std::string boot_id;
-};
-
-Result<LeaseInfo> read_lease(store::Db& reader) {
-    auto stmt = store::Stmt::prepare(
-        reader,
-        "SELECT epoch, coalesce(holder, ''), coalesce(boot_id, '') FROM lease WHERE id = 1");
-    if (!stmt) return stmt.status();
-    auto step = stmt->step("reading the lease");
-    if (!step) return step.status();
-    LeaseInfo lease;
-    if (*step == store::Stmt::Step::kRow) {
-        lease.epoch = stmt->column_int(0);
-        lease.holder = stmt->column_text(1);
-        lease.boot_id = stmt->column_text(2);
-    }
-    return lease;
-}
-
 struct StoreStatus {
     std::string gateway_id;
     StoreStats stats;
-    LeaseInfo lease;
+    LeaseRecord lease;
 };
 
 // Fills `status` from the database named by --db; returns an exit code.
@@ -47,25 +26,19 @@ int read_store_status(Context& context, StoreStatus& status) {
     if (!store) return exit_code;
     auto stats = store->stats();
     if (!stats) return operation_error(context, "reading store figures", stats.status());
-    auto reader = store->core().open_reader();
-    if (!reader) return operation_error(context, "opening a reader", reader.status());
-    auto lease = read_lease(*reader);
+    auto lease = StoreAdmin(*store).lease();
     if (!lease) return operation_error(context, "reading the lease", lease.status());
-    status = {store->core().gateway_id(), *stats, *lease};
+    status = {store->gateway_id(), *stats, *lease};
     return kExitOk;
 }
 
+// The same top-level shape as outpostd's status document: "gateway_id",
+// "store" (the figures every status document shares) and "lease".
 nlohmann::json store_status_json(const StoreStatus& status) {
-    const StoreStats& stats = status.stats;
-    const LeaseInfo& lease = status.lease;
+    const LeaseRecord& lease = status.lease;
     return {
         {"gateway_id", status.gateway_id},
-        {"pending", stats.pending},
-        {"sent", stats.sent},
-        {"dead", stats.dead},
-        {"oldest_pending_id", stats.oldest_pending_id},
-        {"database_bytes", stats.database_bytes},
-        {"quota_bytes", stats.quota_bytes},
+        {"store", ingest::store_stats_json(status.stats)},
         {"lease", {{"holder", lease.holder}, {"epoch", lease.epoch}, {"boot_id", lease.boot_id}}}};
 }
 
@@ -116,7 +89,7 @@ int run_status(Context& context) {
     if (context.json) {
         print_json(context.out, from_store
                                     ? nlohmann::json{{"daemon", daemon},
-                                                     {"store", store_status_json(store_status)}}
+                                                     {"database", store_status_json(store_status)}}
                                     : daemon);
         return kExitOk;
     }

@@ -2,9 +2,14 @@
 // with SIGKILL, to prove that a crash at exactly that step loses nothing that
 // was acknowledged and publishes nothing that was not committed.
 //
-// A fault point is compiled into every build and is inert unless the
-// environment variable OUTPOST_FAULT names it when the process first reaches
-// any fault point:
+// Fault points exist only in builds configured with them: the meson option
+// fault_points, on by default in the debug and debugoptimized build types
+// (the test builds) and off in release, minsize and plain. Off, every
+// OUTPOST_FAULT_POINT is only its compile-time name check: no code, no
+// environment read, no trace in the binary, and OUTPOST_FAULT means nothing
+// (tests/integration/daemon/fault_points_build_test.cpp proves it on
+// outpostd). On, a point is inert unless the environment variable
+// OUTPOST_FAULT names it when the process first reaches any fault point:
 //
 //   OUTPOST_FAULT=store.after_commit        SIGKILL at the first hit
 //   OUTPOST_FAULT=store.after_commit:3      SIGKILL at the third hit
@@ -34,6 +39,13 @@
 
 #include <atomic>
 #include <cstddef>
+
+// 1 or 0, from the meson option through common_dep. Never guessed: a target
+// that includes this header without declaring common_dep must not silently
+// get a build with points, or one without.
+#if !defined(OUTPOST_FAULT_POINTS)
+#error "OUTPOST_FAULT_POINTS is not set: declare common_dep in meson.build"
+#endif
 
 namespace outpost {
 
@@ -83,6 +95,8 @@ constexpr bool is_fault_point(const char* name) {
     return false;
 }
 
+#if OUTPOST_FAULT_POINTS
+
 namespace fault_detail {
 
 enum State : int { kUnread = 0, kInert = 1, kArmed = 2 };
@@ -113,13 +127,23 @@ bool armed_fault_stalls();
 // ends without being killed reports how far the point was reached.
 unsigned long armed_fault_hits_so_far();
 
+#endif  // OUTPOST_FAULT_POINTS
+
 }  // namespace outpost
 
+#if OUTPOST_FAULT_POINTS
 #define OUTPOST_FAULT_POINT(name)                                                               \
     do {                                                                                        \
         static_assert(::outpost::is_fault_point(name),                                          \
                       "unknown fault point " name ": add it to kFaultPoints in fault_point.h"); \
         ::outpost::fault_point_hit(name);                                                       \
     } while (0)
+#else
+#define OUTPOST_FAULT_POINT(name)                                                               \
+    do {                                                                                        \
+        static_assert(::outpost::is_fault_point(name),                                          \
+                      "unknown fault point " name ": add it to kFaultPoints in fault_point.h"); \
+    } while (0)
+#endif
 
 #endif  // OUTPOST_COMMON_FAULT_POINT_H

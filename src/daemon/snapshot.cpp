@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include "ingest/status_document.h"
+
 namespace outpost::daemon {
 
 nlohmann::json status_json(const DaemonSnapshot& snapshot) {
@@ -32,14 +34,8 @@ nlohmann::json status_json(const DaemonSnapshot& snapshot) {
           {"last_error", publisher.last_error}}},
     };
     if (snapshot.store) {
-        const StoreStats& store = *snapshot.store;
-        status["dead"] = store.dead;
-        status["store"] = {{"pending", store.pending},
-                           {"sent", store.sent},
-                           {"dead", store.dead},
-                           {"database_bytes", store.database_bytes},
-                           {"quota_bytes", store.quota_bytes},
-                           {"events_recorded", store.events_recorded}};
+        status["dead"] = snapshot.store->dead;
+        status["store"] = ingest::store_stats_json(*snapshot.store);
     } else {
         status["store"] = {{"error", snapshot.store_error}};
     }
@@ -60,14 +56,7 @@ nlohmann::json status_json(const DaemonSnapshot& snapshot) {
     } else {
         status["telemetry"] = "off";
     }
-    if (snapshot.ingest) {
-        const ingest::ServerStats& ingest = *snapshot.ingest;
-        status["ingest"] = {{"connections", ingest.connections},
-                            {"requests", ingest.requests},
-                            {"alarms_recorded", ingest.alarms_recorded},
-                            {"errors", ingest.errors},
-                            {"clients", ingest.clients}};
-    }
+    if (snapshot.ingest) status["ingest"] = ingest::ingest_stats_json(*snapshot.ingest);
     return status;
 }
 

@@ -4,6 +4,7 @@
 
 #include "common/text_checks.h"
 #include "ingest/protocol.h"
+#include "ingest/status_document.h"
 
 namespace outpost::ingest {
 
@@ -27,14 +28,6 @@ bool only_fields(const nlohmann::json& request, std::initializer_list<const char
 }
 
 }  // namespace
-
-nlohmann::json stats_to_json(const ServerStats& stats) {
-    return {{"connections", stats.connections},
-            {"requests", stats.requests},
-            {"alarms_recorded", stats.alarms_recorded},
-            {"errors", stats.errors},
-            {"clients", stats.clients}};
-}
 
 HandledRequest RequestHandler::handle(const std::string& line) const {
     if (line.empty() || line == "\r") {
@@ -99,18 +92,10 @@ HandledRequest RequestHandler::raise_alarm(const nlohmann::json& request) const 
 
 nlohmann::json RequestHandler::status_answer() const {
     if (status_) return status_();
-    nlohmann::json document = {{"ingest", stats_to_json(ingest_stats_())}};
+    nlohmann::json document = {{"ingest", ingest_stats_json(ingest_stats_())}};
     auto stats = store_.stats();
-    if (!stats) {
-        document["store"] = {{"error", stats.status().to_string()}};
-        return document;
-    }
-    document["store"] = {{"pending", stats->pending},
-                         {"sent", stats->sent},
-                         {"dead", stats->dead},
-                         {"oldest_pending_id", stats->oldest_pending_id},
-                         {"database_bytes", stats->database_bytes},
-                         {"quota_bytes", stats->quota_bytes}};
+    document["store"] =
+        stats ? store_stats_json(*stats) : nlohmann::json{{"error", stats.status().to_string()}};
     return document;
 }
 

@@ -39,10 +39,6 @@ class RequestHandler final {
     const std::function<ServerStats()> ingest_stats_;
 };
 
-// The ingest counters as JSON, for status documents (snake_case keys, as in
-// the daemon's status and outpostctl --json).
-nlohmann::json stats_to_json(const ServerStats& stats);
-
 }  // namespace outpost::ingest
 
 #endif  // OUTPOST_INGEST_REQUEST_HANDLER_H

@@ -7,6 +7,7 @@
 
 #include "common/fault_point.h"
 #include "publish/publisher_impl.h"
+#include "store/store_internal.h"
 
 namespace outpost {
 namespace {
@@ -28,10 +29,10 @@ std::string make_holder(const std::string& boot_id) {
 
 Publisher::Impl::Impl(Store& store, const PublisherOptions& options)
     : store_(store),
-      core_(store.core()),
+      core_(store::core_of(store)),
       options_(options),
       clock_(options.clock ? *options.clock : system_clock()),
-      gateway_id_(store.core().gateway_id()),
+      gateway_id_(store.gateway_id()),
       topic_prefix_("outpost/" + gateway_id_ + "/"),
       holder_(make_holder(clock_.boot_id())),
       lease_(publish::lease_path_for(store.path())),

@@ -8,12 +8,14 @@ namespace outpost::store {
 namespace {
 
 // Outbox columns, then the alarm_record columns an alarm envelope is rebuilt
-// from (NULL for application events, whose envelope is stored).
+// from (NULL for application events, whose envelope is stored), then the
+// replay time.
 constexpr const char* kRowColumns =
     "o.id, o.event_id, o.device_id, o.seq, o.event_type, o.topic_suffix, o.envelope, o.state,"
     " o.attempts, coalesce(o.last_error, ''), o.replay_count, coalesce(o.replay_reason, ''),"
     " a.id, a.alarm_type, a.severity, a.value, a.unit, a.text, a.occurred_at_ms, a.boot_id,"
-    " a.uptime_ms, (SELECT value FROM meta WHERE key = 'gateway_id')";
+    " a.uptime_ms, (SELECT value FROM meta WHERE key = 'gateway_id'),"
+    " coalesce(o.replayed_at_ms, 0)";
 constexpr const char* kRowSource = " FROM outbox o LEFT JOIN alarm_record a ON a.id = o.id";
 
 // The alarm envelope, rebuilt from the stored fields exactly as
@@ -53,6 +55,7 @@ OutboxRow read_row(const Stmt& stmt) {
     row.last_error = stmt.column_text(9);
     row.replay_count = stmt.column_int(10);
     row.replay_reason = stmt.column_text(11);
+    row.replayed_at_ms = stmt.column_int(22);
     return row;
 }
 
@@ -97,15 +100,6 @@ std::string sql_literal(OutboxState state) {
     return std::to_string(static_cast<int>(state));
 }
 
-const char* outbox_state_name(OutboxState state) {
-    switch (state) {
-        case OutboxState::kPending: return "PENDING";
-        case OutboxState::kSent: return "SENT";
-        case OutboxState::kDead: return "DEAD";
-    }
-    return "?";
-}
-
 Result<std::vector<OutboxRow>> fetch_pending(Db& reader, int64_t after_id, int limit) {
     return list_events(reader, OutboxState::kPending, after_id, limit);
 }
@@ -131,6 +125,23 @@ Result<OutboxRow> find_event(Db& reader, const std::string& event_id) {
         return Status::error(StatusCode::kNotFound, "no event " + event_id + " in the outbox");
     }
     return rows->front();
+}
+
+Result<LeaseRecord> read_lease(Db& reader) {
+    auto stmt = Stmt::prepare(
+        reader,
+        "SELECT epoch, coalesce(holder, ''), coalesce(boot_id, '') FROM lease WHERE id = 1");
+    if (!stmt) return stmt.status();
+    auto step = stmt->step("reading the lease");
+    if (!step) return step.status();
+    if (*step != Stmt::Step::kRow) {
+        return Status::error(StatusCode::kCorruption, "lease row is missing");
+    }
+    LeaseRecord lease;
+    lease.epoch = stmt->column_int(0);
+    lease.holder = stmt->column_text(1);
+    lease.boot_id = stmt->column_text(2);
+    return lease;
 }
 
 Result<int64_t> acquire_epoch(StoreCore& core, const std::string& holder) {
@@ -254,7 +265,16 @@ Result<int64_t> purge_dead(StoreCore& core) {
     Status status = submit_isolated(core, [&](BatchContext&) {
         const std::string dead_rows = "outbox WHERE state = " + sql_literal(OutboxState::kDead) +
                                       " AND id < (SELECT max(id) FROM outbox)";
+        // The device's highest seq may sit in a DEAD row: remember it first,
+        // or the next open would hand that seq out again (purge.cpp, step 1).
         Status run = core.writer().exec(
+            "INSERT INTO device_seq (device_id, last_seq) SELECT device_id, max(seq) FROM " +
+                dead_rows +
+                " GROUP BY device_id"
+                " ON CONFLICT (device_id) DO UPDATE SET last_seq = max(last_seq, excluded.last_seq)",
+            "recording the sequence numbers of DEAD events");
+        if (!run) return run;
+        run = core.writer().exec(
             "DELETE FROM alarm_record WHERE id IN (SELECT id FROM " + dead_rows + ")",
             "purging DEAD alarm records");
         if (!run) return run;

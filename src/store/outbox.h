@@ -12,33 +12,21 @@
 #include <vector>
 
 #include "outpost/status.h"
+#include "outpost/store_admin.h"
 #include "store/sqlite_db.h"
 #include "store/store_core.h"
 
 namespace outpost::store {
 
-// The values are the on-disk format of outbox.state (schema/001_initial.sql
-// checks state IN (0, 1, 2)). This is their one definition: SQL text names a
-// state only through sql_literal().
-enum class OutboxState { kPending = 0, kSent = 1, kDead = 2 };
-const char* outbox_state_name(OutboxState state);
+// An outbox row is what the public API calls an event record: one type, so
+// the publisher and an operator read the same fields. EventState's values
+// are the on-disk format of outbox.state (schema/001_initial.sql checks
+// state IN (0, 1, 2)); SQL text names a state only through sql_literal().
+using OutboxState = EventState;
+using OutboxRow = EventRecord;
+
 // The state as an SQL integer literal ("1" for kSent), for statement text.
 std::string sql_literal(OutboxState state);
-
-struct OutboxRow {
-    int64_t id = 0;              // commit order
-    std::string event_id;
-    std::string device_id;
-    int64_t seq = 0;
-    std::string event_type;
-    std::string topic_suffix;    // "alarm/<deviceId>" or "event/<deviceId>"
-    std::string envelope;        // the exact bytes to publish (same on every read)
-    OutboxState state = OutboxState::kPending;
-    int64_t attempts = 0;        // message-level failures so far
-    std::string last_error;
-    int64_t replay_count = 0;
-    std::string replay_reason;
-};
 
 // Up to `limit` PENDING rows with id > `after_id`, in id order, read on
 // `reader` (a connection from StoreCore::open_reader()).
@@ -50,6 +38,9 @@ Result<OutboxRow> find_event(Db& reader, const std::string& event_id);
 // Rows in `state`, oldest first, at most `limit`, with id > after_id.
 Result<std::vector<OutboxRow>> list_events(Db& reader, OutboxState state, int64_t after_id,
                                            int limit);
+
+// The lease row: the last holder and its epoch.
+Result<LeaseRecord> read_lease(Db& reader);
 
 // Increments the lease epoch and records the holder; returns the new epoch.
 // Call once per lease acquisition, while holding the kernel lock.
@@ -72,7 +63,9 @@ Result<bool> record_failure(StoreCore& core, int64_t id, const std::string& erro
 Status replay_event(StoreCore& core, const std::string& event_id, const std::string& reason);
 // Replays every DEAD row; returns how many.
 Result<int64_t> replay_all_dead(StoreCore& core, const std::string& reason);
-// Deletes DEAD rows (and their alarm records) on operator request; returns how many.
+// Deletes DEAD rows (and their alarm records) on operator request; returns
+// how many. Like the retention purge it keeps the row with the highest id and
+// records each device's highest seq first, so sequences never restart.
 Result<int64_t> purge_dead(StoreCore& core);
 
 }  // namespace outpost::store

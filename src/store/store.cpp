@@ -93,7 +93,7 @@ Result<StoreStats> Store::stats() { return core_->stats(); }
 const OpenReport& Store::open_report() const { return core_->report(); }
 const std::string& Store::path() const { return core_->path(); }
 const StoreOptions& Store::options() const { return core_->options(); }
+const std::string& Store::gateway_id() const { return core_->gateway_id(); }
 Status Store::close() { return core_ ? core_->close() : Status::ok(); }
-store::StoreCore& Store::core() { return *core_; }
 
 }  // namespace outpost

@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "testing/powercut_vfs.h"
+#include "proof/powercut_vfs.h"
 #include "workload.h"
 
 namespace outpost::testing {

@@ -6,9 +6,9 @@
 #include <memory>
 #include <string>
 
+#include "proof/powercut_vfs.h"
 #include "raw_file.h"
 #include "temp_dir.h"
-#include "testing/powercut_vfs.h"
 
 namespace outpost::testing {
 namespace {

@@ -1,10 +1,10 @@
 // The checker is the referee of every fault campaign: it must see each kind
 // of damage it claims to detect, and must not cry wolf on legal states.
-#include "faults/checker.h"
+#include "proof/checker.h"
 
 #include <catch2/catch.hpp>
 
-#include "faults/evidence.h"
+#include "proof/evidence.h"
 #include "raw_sqlite.h"
 #include "store_fixture.h"
 #include "temp_dir.h"

@@ -7,13 +7,13 @@
 // crash the "unwritten" alarm is there.
 #include <catch2/catch.hpp>
 
-#include "faults/checker.h"
-#include "faults/evidence.h"
-#include "faults/io_error_vfs.h"
-#include "faults/recorded_call.h"
+#include "proof/checker.h"
+#include "proof/evidence.h"
+#include "proof/io_error_vfs.h"
+#include "proof/powercut_vfs.h"
+#include "proof/recorded_call.h"
 #include "store_fixture.h"
 #include "temp_dir.h"
-#include "testing/powercut_vfs.h"
 
 namespace outpost::faults {
 namespace {

@@ -2,11 +2,11 @@
 // e2e): it must see an acknowledged alarm that never became SENT or never
 // reached the observer, and an event the database does not hold, and must
 // count repeats without calling them failures.
-#include "faults/delivery_check.h"
+#include "proof/delivery_check.h"
 
 #include <catch2/catch.hpp>
 
-#include "faults/evidence.h"
+#include "proof/evidence.h"
 #include "raw_sqlite.h"
 #include "store_fixture.h"
 #include "temp_dir.h"

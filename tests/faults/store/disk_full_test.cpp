@@ -15,11 +15,11 @@
 #include <cstring>
 #include <vector>
 
-#include "faults/checker.h"
-#include "faults/evidence.h"
-#include "faults/recorded_call.h"
+#include "proof/checker.h"
+#include "proof/evidence.h"
+#include "proof/recorded_call.h"
 #include "store/outbox.h"
-#include "store/store_core.h"
+#include "store/store_internal.h"
 #include "store_fixture.h"
 #include "temp_dir.h"
 
@@ -146,9 +146,9 @@ TEST_CASE("a store at its quota fails with store_full, and SENT rows make room a
         REQUIRE(full.code() == StatusCode::kStoreFull);
         CHECK(full.message().find("quota") != std::string::npos);
         // The publisher drains the backlog: SENT rows are purged to make room.
-        auto epoch = store::acquire_epoch(store->core(), "test");
+        auto epoch = store::acquire_epoch(store::core_of(*store), "test");
         REQUIRE_OK(epoch);
-        auto reader = store->core().open_reader();
+        auto reader = store::core_of(*store).open_reader();
         REQUIRE_OK(reader);
         auto rows = store::fetch_pending(*reader, 0, 100);
         REQUIRE_OK(rows);
@@ -159,7 +159,7 @@ TEST_CASE("a store at its quota fails with store_full, and SENT rows make room a
             event_ids.push_back(row.event_id);
         }
         EvidenceWriter(&log).marking(event_ids);
-        REQUIRE_OK(store::mark_sent(store->core(), ids, *epoch));
+        REQUIRE_OK(store::mark_sent(store::core_of(*store), ids, *epoch));
         Status resumed = record(*store, log, "resumed");
         INFO(resumed.to_string());
         CHECK(resumed.is_ok());

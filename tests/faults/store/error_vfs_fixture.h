@@ -9,7 +9,7 @@
 #include <memory>
 #include <string>
 
-#include "faults/io_error_vfs.h"
+#include "proof/io_error_vfs.h"
 #include "outpost/store.h"
 #include "store_fixture.h"
 

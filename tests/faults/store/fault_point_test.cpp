@@ -15,7 +15,7 @@
 
 #include "raw_sqlite.h"
 #include "store/outbox.h"
-#include "store/store_core.h"
+#include "store/store_internal.h"
 #include "store_fixture.h"
 #include "temp_dir.h"
 
@@ -72,10 +72,10 @@ TEST_CASE("fault point child workload", "[.]") {
     int64_t epoch = -1;
     store::Db reader;
     if (publish) {
-        auto acquired = store::acquire_epoch(store->core(), "test");
+        auto acquired = store::acquire_epoch(store::core_of(*store), "test");
         REQUIRE_OK(acquired);
         epoch = *acquired;
-        auto opened = store->core().open_reader();
+        auto opened = store::core_of(*store).open_reader();
         REQUIRE_OK(opened);
         reader = std::move(*opened);
     }
@@ -87,7 +87,7 @@ TEST_CASE("fault point child workload", "[.]") {
             REQUIRE_OK(rows);
             std::vector<int64_t> ids;
             for (const auto& row : *rows) ids.push_back(row.id);
-            REQUIRE_OK(store::mark_sent(store->core(), ids, epoch));
+            REQUIRE_OK(store::mark_sent(store::core_of(*store), ids, epoch));
         }
         if (i % 10 == 0) REQUIRE_OK(store->purge_expired());
     }

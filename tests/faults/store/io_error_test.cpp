@@ -6,9 +6,9 @@
 #include <map>
 
 #include "error_vfs_fixture.h"
-#include "faults/checker.h"
-#include "faults/evidence.h"
-#include "faults/recorded_call.h"
+#include "proof/checker.h"
+#include "proof/evidence.h"
+#include "proof/recorded_call.h"
 #include "store_fixture.h"
 #include "temp_dir.h"
 

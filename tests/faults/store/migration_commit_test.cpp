@@ -3,12 +3,12 @@
 // ends on the latest schema with a working store.
 #include <catch2/catch.hpp>
 
-#include "faults/io_error_vfs.h"
+#include "proof/io_error_vfs.h"
 #include "outpost/store.h"
 #include "store/migrations.h"
 #include "store_fixture.h"
 #include "temp_dir.h"
-#include "testing/powercut_vfs.h"
+#include "proof/powercut_vfs.h"
 
 namespace outpost::faults {
 namespace {

@@ -12,8 +12,9 @@
 
 #include "../ingest/ingest_harness.h"
 #include "cli_runner.h"
-#include "tap_text.h"
+#include "status_fields.h"
 #include "store_fixture.h"
+#include "tap_text.h"
 #include "temp_dir.h"
 
 using outpost::testing::CliRun;
@@ -109,8 +110,28 @@ TEST_CASE("status --socket prints whatever the daemon reports, with the store pa
         REQUIRE(json.exit_code == 0);
         auto document = nlohmann::json::parse(json.out);
         CHECK(document["daemon"]["publisher"]["connected"] == true);
-        CHECK(document["store"]["pending"] == 1);
+        CHECK(document["database"]["store"]["pending"] == 1);
+        CHECK(document["database"]["gateway_id"] == "gw-test");
     }
+}
+
+TEST_CASE("the store figures read through the socket and from the file have the same fields",
+          "[cli]") {
+    IngestHarness daemon;  // no daemon status: the socket server answers with its own
+    REQUIRE_OK(daemon.store->record_alarm(outpost::testing::sample_alarm()));
+    CliRun run =
+        run_outpostctl({"--json", "--db", daemon.db_path, "status", "--socket", daemon.socket_path},
+                       daemon.dir.path());
+    INFO(outpost::testing::one_line(run.err));
+    REQUIRE(run.exit_code == 0);
+    auto document = nlohmann::json::parse(run.out);
+    const nlohmann::json& from_socket = document["daemon"]["store"];
+    const nlohmann::json& from_file = document["database"]["store"];
+    CHECK(outpost::testing::keys_of(from_socket) == outpost::testing::store_status_fields());
+    CHECK(outpost::testing::keys_of(from_file) == outpost::testing::store_status_fields());
+    CHECK(from_socket["pending"] == 1);
+    CHECK(from_file["pending"] == 1);
+    CHECK(from_socket["quota_bytes"] == from_file["quota_bytes"]);
 }
 
 TEST_CASE("socket errors are told apart and exit 1", "[cli]") {

@@ -6,9 +6,11 @@
 #include <string>
 
 #include "cli_runner.h"
-#include "tap_text.h"
+#include "status_fields.h"
 #include "store/outbox.h"
+#include "store/store_internal.h"
 #include "store_fixture.h"
+#include "tap_text.h"
 #include "temp_dir.h"
 
 using outpost::testing::CliRun;
@@ -26,13 +28,14 @@ std::string make_dead_event(const std::string& db) {
     auto store = outpost::testing::open_store(db, outpost::testing::test_options());
     auto recorded = store->record_alarm(outpost::testing::sample_alarm());
     REQUIRE_OK(recorded);
-    auto epoch = outpost::store::acquire_epoch(store->core(), "test-publisher");
+    auto epoch = outpost::store::acquire_epoch(outpost::store::core_of(*store), "test-publisher");
     REQUIRE_OK(epoch);
-    auto reader = store->core().open_reader();
+    auto reader = outpost::store::core_of(*store).open_reader();
     REQUIRE_OK(reader);
     auto row = outpost::store::find_event(*reader, recorded->event_id);
     REQUIRE_OK(row);
-    auto dead = outpost::store::record_failure(store->core(), row->id, "broker refused", *epoch, 1);
+    auto dead = outpost::store::record_failure(outpost::store::core_of(*store), row->id,
+                                               "broker refused", *epoch, 1);
     REQUIRE_OK(dead);
     REQUIRE(*dead);
     return recorded->event_id;
@@ -56,10 +59,12 @@ TEST_CASE("raise-alarm prints an eventId that status counts as pending and show 
     CliRun status = run_outpostctl({"--db", db, "--json", "status"}, dir.path());
     REQUIRE(status.exit_code == 0);
     auto figures = nlohmann::json::parse(status.out);
-    CHECK(figures["pending"] == 1);
-    CHECK(figures["dead"] == 0);
     CHECK(figures["gateway_id"] == "gw-cli");
-    CHECK(figures["database_bytes"].get<uint64_t>() > 0);
+    CHECK(outpost::testing::keys_of(figures["store"]) == outpost::testing::store_status_fields());
+    CHECK(figures["store"]["pending"] == 1);
+    CHECK(figures["store"]["dead"] == 0);
+    CHECK(figures["store"]["database_bytes"].get<uint64_t>() > 0);
+    CHECK(figures["lease"]["epoch"] == 0);
 
     CliRun human = run_outpostctl({"--db", db, "status"}, dir.path());
     REQUIRE(human.exit_code == 0);
@@ -148,7 +153,7 @@ TEST_CASE("replay --all-dead and purge --dead report how many rows they touched"
     REQUIRE(purged.exit_code == 0);
     CHECK(nlohmann::json::parse(purged.out)["purged"] == 1);
     CliRun status = run_outpostctl({"--db", db, "--json", "status"}, dir.path());
-    CHECK(nlohmann::json::parse(status.out)["dead"] == 0);
+    CHECK(nlohmann::json::parse(status.out)["store"]["dead"] == 0);
 }
 
 TEST_CASE("malformed input gets distinct exit codes and a clear message on stderr", "[cli]") {
@@ -175,7 +180,7 @@ TEST_CASE("malformed input gets distinct exit codes and a clear message on stder
         CHECK(run.err.find("apocalyptic") != std::string::npos);
         CHECK(run.out.empty());
         CliRun status = run_outpostctl({"--db", db, "--json", "status"}, dir.path());
-        CHECK(nlohmann::json::parse(status.out)["pending"] == 0);
+        CHECK(nlohmann::json::parse(status.out)["store"]["pending"] == 0);
     }
     SECTION("an unknown event id is 'not found', exit 3") {
         CliRun run = run_outpostctl({"--db", db, "show", "no-such-event"}, dir.path());

@@ -109,22 +109,31 @@ class DaemonProcess final {
     // SIGTERM, then waits up to `limit` for the exit. The exit code, or
     // nullopt when it did not exit in time (it is SIGKILLed then).
     std::optional<int> terminate(std::chrono::milliseconds limit = std::chrono::seconds(30)) {
+        if (pid_ <= 0) return exit_code_;  // ended already; never kill(-1, ...)
         ::kill(pid_, SIGTERM);
         const auto deadline = std::chrono::steady_clock::now() + limit;
         while (std::chrono::steady_clock::now() < deadline) {
-            int status = 0;
-            if (::waitpid(pid_, &status, WNOHANG) == pid_) {
-                pid_ = -1;
-                return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-            }
+            if (auto code = ended()) return code;
             std::this_thread::sleep_for(std::chrono::milliseconds(10));
         }
         return std::nullopt;
     }
 
+    // Without waiting: the exit code (128 + N for signal N) once the process
+    // has ended, nullopt while it runs.
+    std::optional<int> ended() {
+        if (pid_ <= 0) return exit_code_;
+        int status = 0;
+        if (::waitpid(pid_, &status, WNOHANG) != pid_) return std::nullopt;
+        pid_ = -1;
+        exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        return exit_code_;
+    }
+
   private:
     std::string log_path_;
     pid_t pid_ = -1;
+    std::optional<int> exit_code_;
 };
 
 // An AF_UNIX datagram socket bound where NOTIFY_SOCKET will point: what

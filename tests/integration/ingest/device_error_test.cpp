@@ -5,8 +5,8 @@
 #include <memory>
 #include <string>
 
-#include "faults/io_error_vfs.h"
 #include "ingest_harness.h"
+#include "proof/io_error_vfs.h"
 #include "raw_sqlite.h"
 
 using outpost::faults::IoErrorVfs;

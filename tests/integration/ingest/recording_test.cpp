@@ -8,6 +8,7 @@
 
 #include "ingest_harness.h"
 #include "raw_sqlite.h"
+#include "status_fields.h"
 
 using outpost::testing::call;
 using outpost::testing::IngestHarness;
@@ -166,6 +167,8 @@ TEST_CASE("ping answers ok and status reports store figures and ingest counters"
     INFO(answer.dump());
     REQUIRE(answer["ok"] == true);
     CHECK(answer["status"]["store"]["pending"] == 1);
+    CHECK(outpost::testing::keys_of(answer["status"]["store"]) ==
+          outpost::testing::store_status_fields());
     CHECK(answer["status"]["ingest"]["alarms_recorded"] == 1);
     CHECK(answer["status"]["ingest"]["clients"] == 1);
 }

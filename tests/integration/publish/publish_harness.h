@@ -17,28 +17,17 @@
 #include <thread>
 #include <vector>
 
+#include "eventually.h"
 #include "mosquitto_fixture.h"
 #include "outpost/publisher.h"
 #include "outpost/store.h"
 #include "raw_sqlite.h"
 #include "store/outbox.h"
-#include "store/store_core.h"
+#include "store/store_internal.h"
 #include "store_fixture.h"
 #include "temp_dir.h"
 
 namespace outpost::testing {
-
-// Polls `done` every 10 ms until it holds or `limit` passes; returns whether
-// it held. Outcomes are waited for, never timed.
-inline bool eventually(const std::function<bool()>& done,
-                       std::chrono::milliseconds limit = std::chrono::seconds(30)) {
-    const auto deadline = std::chrono::steady_clock::now() + limit;
-    while (!done()) {
-        if (std::chrono::steady_clock::now() > deadline) return false;
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    return true;
-}
 
 // Publisher options for a test broker: fast reconnects and retries, so that
 // outcomes come quickly (no test asserts on timing).
@@ -177,7 +166,7 @@ inline OutboxView outbox_view(const std::string& db_path) {
 // The envelope of every outbox row, by eventId, as the store gives it to a
 // publisher (alarm envelopes are rebuilt from their rows, byte for byte).
 inline std::map<std::string, std::string> stored_envelopes(Store& store) {
-    auto reader = store.core().open_reader();
+    auto reader = store::core_of(store).open_reader();
     if (!reader) throw std::runtime_error(reader.status().to_string());
     std::map<std::string, std::string> by_id;
     for (auto state :

@@ -9,6 +9,7 @@
 
 #include "daemon/prometheus.h"
 #include "daemon/snapshot.h"
+#include "status_fields.h"
 
 using outpost::daemon::DaemonSnapshot;
 
@@ -131,6 +132,10 @@ TEST_CASE("the status document holds what an operator asks first", "[daemon]") {
     CHECK(status["lease"]["held"] == true);
     CHECK(status["telemetry"]["dropped"]["ring_full"] == 30);
     CHECK(status["ingest"]["alarms_recorded"] == 120);
+    CHECK(outpost::testing::keys_of(status["store"]) == outpost::testing::store_status_fields());
+    CHECK(status["store"]["pending"] == 7);
+    CHECK(status["store"]["database_bytes"] == 40960);
+    CHECK(status["store"]["events_recorded"] == 120);
     CHECK(outpost::daemon::status_line(busy_snapshot()) ==
           "connected, backlog 7, in flight 4, sent 111, dead 2, telemetry 850 sent/50 dropped");
 }

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "outpost/store.h"
-#include "store/store_core.h"
+#include "store/store_internal.h"
 #include "store_fixture.h"
 #include "temp_dir.h"
 
@@ -17,7 +17,7 @@ TEST_CASE("the commit listener hears every committed write and nothing that fail
     TempDir dir;
     auto store = open_store(dir.file("c.db"), test_options());
     std::atomic<int> heard{0};
-    store->core().set_commit_listener([&] { heard++; });
+    store::core_of(*store).set_commit_listener([&] { heard++; });
 
     REQUIRE_OK(store->record_alarm(sample_alarm()));
     CHECK(heard.load() == 1);
@@ -33,7 +33,7 @@ TEST_CASE("concurrent writers each see their commit announced before they return
     TempDir dir;
     auto store = open_store(dir.file("c.db"), test_options());
     std::atomic<int> heard{0};
-    store->core().set_commit_listener([&] { heard++; });
+    store::core_of(*store).set_commit_listener([&] { heard++; });
     // Catch2 assertions are not thread-safe: the writers count, the test checks.
     std::atomic<int> failed_writes{0};
     std::atomic<int> unannounced{0};
@@ -62,9 +62,9 @@ TEST_CASE("a removed commit listener is never called again") {
     TempDir dir;
     auto store = open_store(dir.file("c.db"), test_options());
     std::atomic<int> heard{0};
-    store->core().set_commit_listener([&] { heard++; });
+    store::core_of(*store).set_commit_listener([&] { heard++; });
     REQUIRE_OK(store->record_alarm(sample_alarm()));
-    store->core().set_commit_listener(nullptr);
+    store::core_of(*store).set_commit_listener(nullptr);
     REQUIRE_OK(store->record_alarm(sample_alarm()));
     CHECK(heard.load() == 1);
 }

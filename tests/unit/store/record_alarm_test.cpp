@@ -8,6 +8,7 @@
 #include "outpost/store.h"
 #include "raw_sqlite.h"
 #include "store/outbox.h"
+#include "store/store_internal.h"
 #include "store_fixture.h"
 #include "temp_dir.h"
 
@@ -36,7 +37,7 @@ TEST_CASE("the stored envelope carries every schema field with the assigned id a
     auto recorded = store->record_alarm(sample_alarm("pump-7"));
     REQUIRE_OK(recorded);
 
-    auto reader = store->core().open_reader();
+    auto reader = store::core_of(*store).open_reader();
     REQUIRE_OK(reader);
     auto row = store::find_event(*reader, recorded->event_id);
     REQUIRE_OK(row);
@@ -196,7 +197,7 @@ TEST_CASE("an envelope with quotes, control characters and non-ASCII text parses
     alarm.value = 0.1;
     auto recorded = store->record_alarm(alarm);
     REQUIRE_OK(recorded);
-    auto reader = store->core().open_reader();
+    auto reader = store::core_of(*store).open_reader();
     auto row = store::find_event(*reader, recorded->event_id);
     REQUIRE_OK(row);
     auto envelope = nlohmann::json::parse(row->envelope, nullptr, false);

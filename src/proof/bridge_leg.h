@@ -1,0 +1,62 @@
+// The e2e campaign's optional last leg: outpost-bridge as a child process
+// between the campaign's mosquitto and a real RocketMQ, SIGKILLed at the
+// bridge fault points and restarted, and RocketMQ read from outside our code
+// (mqadmin printMsg through scripts/rocketmq.sh).
+#ifndef OUTPOST_PROOF_BRIDGE_LEG_H
+#define OUTPOST_PROOF_BRIDGE_LEG_H
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+
+#include "proof/fault_plan.h"
+#include "proof/observer.h"
+#include "proof/options.h"
+
+namespace outpost::torture {
+
+class BridgeLeg final {
+  public:
+    // Reads options.rocketmq_env (the env file `scripts/rocketmq.sh start`
+    // writes), creates a topic of its own, and starts the bridge armed with
+    // its first fault point. nullptr with *error set on any failure.
+    static std::unique_ptr<BridgeLeg> start(const CampaignOptions& options,
+                                            const std::string& scratch,
+                                            const std::string& broker_uri, std::string* error);
+
+    // Between gateway runs: if the bridge ended, counts its SIGKILL (an
+    // other end is an error, returned) and starts it again armed with the
+    // next point; a bridge that is not killed any more is left running.
+    std::string tend();
+    // Restarts the bridge unarmed and waits until RocketMQ holds every id
+    // of `wanted` (or `limit` passes); returns eventId (KEYS) -> messages.
+    std::map<std::string, int> settle(const std::set<std::string>& wanted,
+                                      std::chrono::seconds limit);
+
+    uint64_t kills() const { return kills_; }
+    std::string kills_per_point() const { return planner_.kills_per_point(); }
+    const std::string& topic() const { return topic_; }
+    std::string log_tail() const;
+
+  private:
+    BridgeLeg(const CampaignOptions& options, std::string scratch);
+    std::string start_bridge(bool armed);
+    std::map<std::string, int> read_rocketmq() const;
+
+    const CampaignOptions options_;
+    const std::string scratch_;
+    std::map<std::string, std::string> rocketmq_;  // NAMESRV_ADDR, BROKER_ADDR, ROCKETMQ_DIR
+    std::string topic_;
+    std::string config_path_;
+    FaultPlanner planner_;
+    uint64_t run_ = 0;
+    bool armed_ = false;
+    uint64_t kills_ = 0;
+    std::unique_ptr<LoggedProcess> bridge_;
+};
+
+}  // namespace outpost::torture
+
+#endif  // OUTPOST_PROOF_BRIDGE_LEG_H

@@ -1,0 +1,187 @@
+#include "proof/observer.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "proof/child.h"
+
+extern char** environ;
+
+namespace outpost::torture {
+namespace {
+
+constexpr const char* kSubscriberId = "outpost-torture-observer";
+
+int free_loopback_port() {
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof address;
+    int port = 0;
+    if (fd >= 0 && ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
+        ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0) {
+        port = ntohs(address.sin_port);
+    }
+    if (fd >= 0) ::close(fd);
+    return port;
+}
+
+bool accepts_connections(int port) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    address.sin_port = htons(static_cast<uint16_t>(port));
+    const bool ok =
+        fd >= 0 && ::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0;
+    if (fd >= 0) ::close(fd);
+    return ok;
+}
+
+std::string read_text(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream buffer;
+    buffer << in.rdbuf();
+    return buffer.str();
+}
+
+}  // namespace
+
+std::string find_program(const std::string& program) {
+    std::string path = std::getenv("PATH") ? std::getenv("PATH") : "";
+    path += ":/usr/sbin:/usr/local/sbin";
+    std::stringstream dirs(path);
+    for (std::string dir; std::getline(dirs, dir, ':');) {
+        if (dir.empty()) continue;
+        const std::string candidate = dir + "/" + program;
+        if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+    }
+    return "";
+}
+
+std::unique_ptr<LoggedProcess> LoggedProcess::spawn(const std::vector<std::string>& argv,
+                                                    const std::string& log_path, std::string* error,
+                                                    const std::vector<std::string>& extra_env) {
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND,
+                                     0644);
+    posix_spawn_file_actions_adddup2(&actions, 1, 2);
+    std::vector<char*> args;
+    for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
+    args.push_back(nullptr);
+    pid_t pid = -1;
+    std::vector<char*> env(extra_env.size());
+    for (size_t i = 0; i < extra_env.size(); ++i) env[i] = const_cast<char*>(extra_env[i].c_str());
+    for (char** entry = environ; *entry != nullptr; ++entry) env.push_back(*entry);
+    env.push_back(nullptr);
+    const int rc = ::posix_spawn(&pid, args[0], &actions, nullptr, args.data(), env.data());
+    posix_spawn_file_actions_destroy(&actions);
+    if (rc != 0) {
+        *error = "cannot start " + argv[0] + ": " + std::strerror(rc);
+        return nullptr;
+    }
+    return std::unique_ptr<LoggedProcess>(new LoggedProcess(pid, log_path));
+}
+
+LoggedProcess::~LoggedProcess() {
+    if (pid_ <= 0) return;
+    ::kill(pid_, SIGTERM);
+    if (!poll_until([this] { return ::waitpid(pid_, nullptr, WNOHANG) == pid_; },
+                    std::chrono::seconds(5))) {
+        ::kill(pid_, SIGKILL);
+        ::waitpid(pid_, nullptr, 0);
+    }
+}
+
+bool LoggedProcess::running() {
+    if (pid_ <= 0) return false;
+    if (::waitpid(pid_, &wait_status_, WNOHANG) == pid_) pid_ = -1;
+    return pid_ > 0;
+}
+
+std::string LoggedProcess::log() const {
+    return read_text(log_path_);
+}
+
+std::unique_ptr<MqttObserver> MqttObserver::start(const std::string& dir, std::string* error) {
+    const std::string mosquitto = find_program("mosquitto");
+    const std::string mosquitto_sub = find_program("mosquitto_sub");
+    if (mosquitto.empty() || mosquitto_sub.empty()) {
+        *error =
+            "mosquitto and mosquitto_sub are needed (apt-get install mosquitto "
+            "mosquitto-clients)";
+        return nullptr;
+    }
+    std::unique_ptr<MqttObserver> observer(new MqttObserver());
+    observer->port_ = free_loopback_port();
+    const std::string config = dir + "/mosquitto.conf";
+    // Queue limits off: a subscriber that falls behind must lose nothing,
+    // or a drop at the broker would read as a loss by the gateway.
+    std::ofstream(config) << "listener " << observer->port_ << " 127.0.0.1\n"
+                          << "allow_anonymous true\nuser root\npersistence false\n"
+                          << "max_queued_messages 0\nmax_queued_bytes 0\n"
+                          << "log_dest stderr\nlog_type error\nlog_type warning\n"
+                          << "log_type subscribe\n";
+    observer->broker_ =
+        LoggedProcess::spawn({mosquitto, "-c", config}, dir + "/mosquitto.log", error);
+    if (!observer->broker_) return nullptr;
+    const int port = observer->port_;
+    if (!poll_until([&] { return accepts_connections(port); }, std::chrono::seconds(10))) {
+        *error = "mosquitto did not listen on port " + std::to_string(port) + ":\n" +
+                 observer->broker_->log();
+        return nullptr;
+    }
+    observer->output_ = dir + "/subscriber.out";
+    observer->subscriber_ =
+        LoggedProcess::spawn({mosquitto_sub, "-h", "127.0.0.1", "-p", std::to_string(port), "-V",
+                              "mqttv5", "-q", "1", "-v", "-t", "outpost/#", "-i", kSubscriberId},
+                             observer->output_, error);
+    if (!observer->subscriber_) return nullptr;
+    const std::string subscribed = std::string(kSubscriberId) + " 1 outpost/#";
+    if (!poll_until([&] { return observer->broker_->log().find(subscribed) != std::string::npos; },
+                    std::chrono::seconds(10))) {
+        *error = "mosquitto_sub never subscribed:\n" + observer->broker_->log();
+        return nullptr;
+    }
+    return observer;
+}
+
+std::map<std::string, int> MqttObserver::arrivals() const {
+    std::map<std::string, int> counts;
+    std::stringstream lines(read_text(output_));
+    for (std::string line; std::getline(lines, line);) {
+        const size_t space = line.find(' ');
+        if (space == std::string::npos || line.find("/alarm/") > space) continue;
+        const nlohmann::json envelope =
+            nlohmann::json::parse(line.substr(space + 1), nullptr, false);
+        if (envelope.is_object()) counts[envelope.value("eventId", "")]++;
+    }
+    return counts;
+}
+
+bool MqttObserver::healthy() {
+    return broker_->running() && subscriber_->running();
+}
+
+std::string MqttObserver::describe_failure() const {
+    const std::string output = read_text(output_);
+    return "mosquitto log:\n" + broker_->log() + "\nmosquitto_sub output (last 2000 bytes):\n" +
+           output.substr(output.size() > 2000 ? output.size() - 2000 : 0);
+}
+
+}  // namespace outpost::torture

@@ -1,0 +1,60 @@
+// Command line of outpost-torture, and the per-run plans derived from it.
+// Everything a run does follows from (seed, run index) and the options, so a
+// failing run can be repeated alone with --only.
+#ifndef OUTPOST_PROOF_OPTIONS_H
+#define OUTPOST_PROOF_OPTIONS_H
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+namespace outpost::torture {
+
+enum class Mode { kPowercut, kKill, kE2e };
+
+struct CampaignOptions {
+    Mode mode = Mode::kPowercut;
+    uint64_t cuts = 100;  // power cuts, or SIGKILLs that fired
+    uint64_t seed = 1;
+    int workers = 4;
+    int alarms_per_run = 120;
+    std::string dir;  // parent of the scratch directory; empty: $TMPDIR or /tmp
+    bool keep_failures = false;
+    std::optional<uint64_t> only;  // run just this index (powercut mode)
+    bool verbose = false;          // one line per run
+    // e2e: the bridge leg runs when rocketmq_env names the env file of
+    // `scripts/rocketmq.sh start DIR` (--rocketmq, or OUTPOST_ROCKETMQ_ENV).
+    std::string rocketmq_env;
+    std::string bridge_binary;    // outpost-bridge; default: next to this program
+    std::string rocketmq_script;  // scripts/rocketmq.sh, for mqadmin (found at run time)
+
+    // Set only in a child started by the campaign (hidden options).
+    std::string child;  // "powercut", "kill" or "e2e"
+    uint64_t child_index = 0;
+    std::string child_db;
+    std::string child_images;   // powercut: where the images go
+    std::string child_retries;  // file of calls to retry first
+    std::string child_broker;   // e2e: the MQTT broker URI the publisher uses
+    int evidence_fd = -1;
+};
+
+// Parses argv. Returns nullopt with *message set to the error, or to the
+// help text (and *help = true) for --help.
+std::optional<CampaignOptions> parse_options(int argc, char** argv, std::string* message,
+                                             bool* help);
+
+// The same options as a command line that repeats `index` alone.
+std::string rerun_command(const CampaignOptions& options, uint64_t index);
+
+// The KEY=VALUE lines of an env file written by `scripts/rocketmq.sh start
+// DIR` (NAMESRV_ADDR, BROKER_ADDR, ROCKETMQ_DIR, ROCKETMQ_SCRIPT, ...); empty
+// when it cannot be read.
+std::map<std::string, std::string> read_env_file(const std::string& path);
+
+// A 64-bit mix (splitmix64) for deriving run parameters from the seed.
+uint64_t mix(uint64_t value);
+
+}  // namespace outpost::torture
+
+#endif  // OUTPOST_PROOF_OPTIONS_H
