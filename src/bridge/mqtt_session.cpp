@@ -54,12 +54,12 @@
 #include <exception>
 #include <future>
 #include <mutex>
-#include <random>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "bridge/log.h"
+#include "common/backoff.h"
 
 namespace outpost::bridge {
 namespace {
@@ -109,7 +109,11 @@ class PahoSession final : public MqttSession {
           stats_(stats),
           stop_(stop),
           client_(std::move(client)),
-          random_(std::random_device{}()) {
+          // Capped doubling, jittered so a fleet of bridges does not
+          // reconnect in lockstep.
+          reconnect_backoff_(Backoff::jittered(
+              std::chrono::milliseconds(config.mqtt.reconnect_min_ms),
+              std::chrono::milliseconds(config.mqtt.reconnect_max_ms), seeded_random(0))) {
         configure_session(config_.mqtt, options_);
         // Registered before connect(): paho deadlocks otherwise (FIELD-NOTES).
         client_->set_message_callback(
@@ -131,7 +135,7 @@ class PahoSession final : public MqttSession {
                 Status status = connect_and_subscribe();
                 if (!status.is_ok()) {
                     ++failures;
-                    const std::chrono::milliseconds pause = reconnect_pause(failures);
+                    const std::chrono::milliseconds pause = reconnect_backoff_.delay(failures);
                     log_warning(status.to_string() + "; next attempt in " +
                                 std::to_string(pause.count()) + " ms");
                     stop_.wait_for(pause);
@@ -328,23 +332,13 @@ class PahoSession final : public MqttSession {
         return true;
     }
 
-    // Capped doubling from reconnect_min_ms, drawn from [d/2, d] so a fleet
-    // of bridges does not reconnect in lockstep.
-    std::chrono::milliseconds reconnect_pause(int failures) {
-        std::int64_t pause = config_.mqtt.reconnect_min_ms;
-        for (int i = 1; i < failures && pause < config_.mqtt.reconnect_max_ms; ++i) pause *= 2;
-        pause = std::min<std::int64_t>(pause, config_.mqtt.reconnect_max_ms);
-        std::uniform_int_distribution<std::int64_t> jitter(pause / 2, pause);
-        return std::chrono::milliseconds(jitter(random_));
-    }
-
     const BridgeConfig config_;
     Delivery& delivery_;
     BridgeStats& stats_;
     const StopSignal& stop_;
     mqtt::connect_options options_;  // never copied: see configure_session
     std::unique_ptr<mqtt::async_client> client_;
-    std::mt19937_64 random_;  // run() thread only
+    Backoff reconnect_backoff_;  // run() thread only
 
     std::mutex mutex_;
     std::condition_variable changed_;  // lost_, parked_ or in_callback_ changed

@@ -27,8 +27,8 @@
 #include <string>
 #include <thread>
 
+#include "common/backoff.h"
 #include "outpost/publisher.h"
-#include "publish/backoff.h"
 #include "publish/inbox.h"
 #include "publish/latency_sampler.h"
 #include "publish/lease.h"
@@ -98,8 +98,8 @@ class Publisher::Impl final {
     bool ever_connected_ = false;
     int64_t connect_failures_in_row_ = 0;
     int64_t max_packet_bytes_ = 0;  // from CONNACK, 0 = not announced
-    publish::Backoff reconnect_backoff_;
-    publish::Backoff retry_backoff_;
+    Backoff reconnect_backoff_;
+    Backoff retry_backoff_;
     publish::Window window_;
     std::deque<store::OutboxRow> ready_;  // fetched, not yet published
     int64_t cursor_ = 0;                  // highest id fetched into ready_

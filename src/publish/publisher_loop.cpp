@@ -35,10 +35,11 @@ Publisher::Impl::Impl(Store& store, const PublisherOptions& options)
       topic_prefix_("outpost/" + gateway_id_ + "/"),
       holder_(make_holder(clock_.boot_id())),
       lease_(publish::lease_path_for(store.path())),
-      reconnect_backoff_(options.reconnect_initial.count(), options.reconnect_max.count(),
-                         options.jitter_seed),
-      retry_backoff_(options.retry_initial.count(), options.retry_max.count(),
-                     options.jitter_seed ? options.jitter_seed + 1 : 0),
+      reconnect_backoff_(Backoff::jittered(options.reconnect_initial, options.reconnect_max,
+                                           seeded_random(options.jitter_seed))),
+      retry_backoff_(
+          Backoff::jittered(options.retry_initial, options.retry_max,
+                            seeded_random(options.jitter_seed ? options.jitter_seed + 1 : 0))),
       window_(options.max_in_flight) {}
 
 Publisher::Impl::~Impl() {

@@ -86,7 +86,7 @@ void Publisher::Impl::connect(int64_t now) {
         // Connection failures pause everything and count no attempt on rows.
         live_.connect_failures++;
         live_.last_error = limits.status().to_string();
-        next_connect_ = now + reconnect_backoff_.delay_ms(++connect_failures_in_row_);
+        next_connect_ = now + reconnect_backoff_.delay(++connect_failures_in_row_).count();
         return;
     }
     connected_ = true;
@@ -115,7 +115,7 @@ void Publisher::Impl::connection_lost(const std::string& cause, int64_t now) {
     // in id order, once the connection is back.
     rewind_to(window_.abandon_flights(now));
     connect_failures_in_row_ = 1;
-    next_connect_ = now + reconnect_backoff_.delay_ms(connect_failures_in_row_);
+    next_connect_ = now + reconnect_backoff_.delay(connect_failures_in_row_).count();
 }
 
 void Publisher::Impl::say_goodbye(std::chrono::milliseconds timeout) {
