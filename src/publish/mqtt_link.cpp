@@ -1,34 +1,21 @@
-// MqttLink over paho-mqtt-cpp's async_client. See mqtt_link.h for the
-// settings that matter and why; every paho exception stops here.
-#include "publish/mqtt_link.h"
+// MqttLink over paho-mqtt-cpp's async_client. The client and its connect
+// options come from paho/client_setup.h (MQTT v5, no persistence, no offline
+// buffering, no automatic reconnect); per-publish action listeners decide
+// acked/refused/lost (never delivery_complete, which also fires on
+// failures). Every paho exception stops here.
+#include <algorithm>
 
-#include <cstdio>
+#include "paho/client_setup.h"
+#include "publish/mqtt_link.h"
 
 // paho's C headers only declare C linkage when included through MQTTAsync.h.
 extern "C" {
 #include <MQTTAsync.h>
-#include <MQTTReasonCodes.h>
 }
 #include <mqtt/async_client.h>
 
 namespace outpost::publish {
 namespace {
-
-// "0x87 (Not authorized)": the code for machines, the name for people.
-std::string describe_reason(int reason) {
-    char code[8];
-    std::snprintf(code, sizeof code, "0x%02X", static_cast<unsigned>(reason) & 0xFFu);
-    const char* name = MQTTReasonCode_toString(static_cast<MQTTReasonCodes>(reason));
-    return std::string(code) + " (" + (name ? name : "unknown") + ")";
-}
-
-std::string describe(const mqtt::exception& error) {
-    std::string text = error.what();
-    if (error.get_reason_code() >= 0x80) {
-        text += "; reason " + describe_reason(error.get_reason_code());
-    }
-    return text;
-}
 
 // Client-side refusals that no reconnect will fix.
 bool is_message_error(int rc) {
@@ -40,7 +27,7 @@ bool is_message_error(int rc) {
 Status publish_error(const mqtt::exception& error, const std::string& topic) {
     StatusCode code = is_message_error(error.get_return_code()) ? StatusCode::kRejected
                                                                 : StatusCode::kUnavailable;
-    return Status::error(code, "publishing to " + topic + ": " + describe(error));
+    return Status::error(code, "publishing to " + topic + ": " + paho::describe(error));
 }
 
 // Receives the verdict of every QoS 1 publish on paho's thread. A reason
@@ -58,7 +45,8 @@ class OutcomeListener final : public mqtt::iaction_listener {
     void on_failure(const mqtt::token& token) override {
         const int reason = token.get_reason_code();
         if (reason >= 0x80) {
-            post(token, PublishOutcome::Kind::kRefused, "PUBACK reason " + describe_reason(reason));
+            post(token, PublishOutcome::Kind::kRefused,
+                 "PUBACK reason " + paho::describe_reason(reason));
         } else {
             post(token, PublishOutcome::Kind::kLost,
                  "publish abandoned by the client (rc " + std::to_string(token.get_return_code()) +
@@ -87,12 +75,7 @@ class PahoLink final : public MqttLink {
     PahoLink(const LinkSettings& settings, Inbox& inbox, const Clock& clock,
              std::unique_ptr<mqtt::async_client> client)
         : settings_(settings), inbox_(inbox), listener_(inbox, clock), client_(std::move(client)) {
-        // Before connect(): paho deadlocks if handlers change while it calls them.
-        client_->set_connection_lost_handler(
-            [this](const std::string& cause) { lost("connection lost: " + cause); });
-        client_->set_disconnected_handler([this](const mqtt::properties&, mqtt::ReasonCode reason) {
-            lost("broker sent DISCONNECT, reason " + describe_reason(reason));
-        });
+        paho::on_connection_end(*client_, [this](std::string cause) { lost(std::move(cause)); });
     }
 
     ~PahoLink() override {
@@ -101,61 +84,17 @@ class PahoLink final : public MqttLink {
     }
 
     Result<BrokerLimits> connect() override {
-        mqtt::connect_options options;
-        options.set_mqtt_version(MQTTVERSION_5);  // before clean start: it picks the field
-        options.set_clean_start(true);
-        options.set_automatic_reconnect(false);
-        options.set_keep_alive_interval(settings_.keepalive);
-        options.set_connect_timeout(std::max<int64_t>(
-            1,
-            std::chrono::duration_cast<std::chrono::seconds>(settings_.connect_timeout).count()));
-        if (!settings_.username.empty() || !settings_.password.empty()) {
-            options.set_user_name(settings_.username);
-            options.set_password(settings_.password);
-        }
-        if (!settings_.will_topic.empty()) {
-            options.set_will(
-                mqtt::will_options(settings_.will_topic, settings_.will_payload, 1, true));
-        }
-        if (settings_.broker_uri.rfind("ssl://", 0) == 0) {
-            mqtt::ssl_options ssl;
-            if (!settings_.tls.ca_file.empty()) ssl.set_trust_store(settings_.tls.ca_file);
-            if (!settings_.tls.cert_file.empty()) ssl.set_key_store(settings_.tls.cert_file);
-            if (!settings_.tls.key_file.empty()) ssl.set_private_key(settings_.tls.key_file);
-            if (!settings_.tls.key_password.empty()) {
-                ssl.set_private_key_password(settings_.tls.key_password);
-            }
-            ssl.set_enable_server_cert_auth(settings_.tls.verify_server);
-            ssl.set_verify(settings_.tls.verify_server);
-            options.set_ssl(std::move(ssl));
-        }
-        const std::string where = " to " + settings_.broker_uri;
-        try {
-            mqtt::token_ptr token = client_->connect(options);
-            // wait() has no timeout; paho's own connect timeout fires first.
-            if (!token->wait_for(settings_.connect_timeout + std::chrono::seconds(2))) {
+        auto connack = paho::connect(*client_, settings_, "connect to " + settings_.uri);
+        if (!connack) {
+            if (connack.status().code() == StatusCode::kTimeout) {
                 disconnect(std::chrono::milliseconds(0));
-                return Status::error(StatusCode::kUnavailable, "connect" + where + " timed out");
             }
-            BrokerLimits limits;
-            // By value: get_connect_response() returns a temporary.
-            const mqtt::connect_response response = token->get_connect_response();
-            const mqtt::properties& properties = response.get_properties();
-            if (properties.contains(mqtt::property::RECEIVE_MAXIMUM)) {
-                limits.receive_maximum =
-                    mqtt::get<uint16_t>(properties, mqtt::property::RECEIVE_MAXIMUM);
-            }
-            if (properties.contains(mqtt::property::MAXIMUM_PACKET_SIZE)) {
-                limits.maximum_packet_size =
-                    mqtt::get<uint32_t>(properties, mqtt::property::MAXIMUM_PACKET_SIZE);
-            }
-            return limits;
-        } catch (const mqtt::exception& error) {
-            return Status::error(StatusCode::kUnavailable,
-                                 "connect" + where + ": " + describe(error));
-        } catch (const std::exception& error) {
-            return Status::error(StatusCode::kUnavailable, "connect" + where + ": " + error.what());
+            return Status::error(StatusCode::kUnavailable, connack.status().message());
         }
+        BrokerLimits limits;
+        limits.receive_maximum = connack->receive_maximum;
+        limits.maximum_packet_size = connack->maximum_packet_size;
+        return limits;
     }
 
     Status publish(const std::string& topic, const std::string& payload, uint64_t tag) override {
@@ -180,7 +119,7 @@ class PahoLink final : public MqttLink {
         } catch (const mqtt::exception& error) {
             if (error.get_reason_code() >= 0x80) {
                 return Status::error(StatusCode::kRejected,
-                                     "publishing to " + topic + ": " + describe(error));
+                                     "publishing to " + topic + ": " + paho::describe(error));
             }
             return publish_error(error, topic);
         }
@@ -195,7 +134,7 @@ class PahoLink final : public MqttLink {
             }
             return Status::ok();
         } catch (const mqtt::exception& error) {
-            return Status::error(StatusCode::kUnavailable, "disconnect: " + describe(error));
+            return Status::error(StatusCode::kUnavailable, "disconnect: " + paho::describe(error));
         }
     }
 
@@ -219,18 +158,10 @@ class PahoLink final : public MqttLink {
 
 Result<std::unique_ptr<MqttLink>> make_mqtt_link(const LinkSettings& settings, Inbox& inbox,
                                                  const Clock& clock) {
-    try {
-        mqtt::create_options create(MQTTVERSION_5);
-        create.set_send_while_disconnected(false);
-        auto client = std::make_unique<mqtt::async_client>(
-            settings.broker_uri, settings.client_id, create,
-            static_cast<mqtt::iclient_persistence*>(nullptr));  // the outbox is the queue
-        return std::unique_ptr<MqttLink>(
-            std::make_unique<PahoLink>(settings, inbox, clock, std::move(client)));
-    } catch (const mqtt::exception& error) {
-        return Status::error(StatusCode::kInvalidArgument,
-                             "MQTT client for " + settings.broker_uri + ": " + describe(error));
-    }
+    auto client = paho::make_client(settings, "MQTT client");
+    if (!client) return client.status();
+    return std::unique_ptr<MqttLink>(
+        std::make_unique<PahoLink>(settings, inbox, clock, std::move(*client)));
 }
 
 }  // namespace outpost::publish

@@ -1,14 +1,8 @@
-// The only file that knows paho. It turns paho's exceptions, tokens and
-// callbacks into Status values and Inbox events, and fixes the settings
-// whose defaults silently break the outbox's guarantees (FIELD-NOTES.md
-// "Paho (gateway side)"):
-//  - MQTT v5 at creation (create_options) and in the connect options, so a
-//    refused PUBACK carries its reason code and reconnects never downgrade;
-//  - no persistence and no offline buffering: the outbox is the durable
-//    queue, and a publish while disconnected fails instead of hiding in RAM;
-//  - per-publish action listeners decide acked/refused (never
-//    delivery_complete, which also fires on failures);
-//  - no automatic reconnect: the publisher paces reconnects itself.
+// The publisher's MQTT connection. mqtt_link.cpp is the only publish file
+// that knows paho: it turns paho's exceptions, tokens and callbacks into
+// Status values and Inbox events; the client and its connect options come
+// from paho/client_setup.h (MQTT v5, no persistence, no offline buffering,
+// no automatic reconnect).
 #ifndef OUTPOST_PUBLISH_MQTT_LINK_H
 #define OUTPOST_PUBLISH_MQTT_LINK_H
 
@@ -18,23 +12,16 @@
 #include <string>
 
 #include "outpost/clock.h"
-#include "outpost/publisher_options.h"
 #include "outpost/status.h"
+#include "paho/connect_settings.h"
 #include "publish/inbox.h"
 
 namespace outpost::publish {
 
-struct LinkSettings {
-    std::string broker_uri;
-    std::string client_id;
-    std::string username;
-    std::string password;
-    PublisherTlsOptions tls;
-    std::chrono::seconds keepalive{30};
-    std::chrono::milliseconds connect_timeout{10000};
-    std::string will_topic;  // retained QoS 1 will; empty means none
-    std::string will_payload;
-};
+// Broker, credentials, TLS, keep-alive, connect timeout and the retained
+// QoS 1 will (the publisher always sets one). Clean start: the outbox is
+// the queue.
+using LinkSettings = paho::ConnectSettings;
 
 // What the broker announced in CONNACK.
 struct BrokerLimits {

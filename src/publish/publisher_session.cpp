@@ -28,15 +28,17 @@ bool Publisher::Impl::take_lease(int64_t now) {
         return false;
     }
     publish::LinkSettings settings;
-    settings.broker_uri = options_.broker_uri;
+    settings.uri = options_.broker_uri;
     settings.client_id = options_.client_id.empty() ? "outpost-" + gateway_id_ : options_.client_id;
     settings.username = options_.username;
     settings.password = options_.password;
     settings.tls = options_.tls;
     settings.keepalive = options_.keepalive;
     settings.connect_timeout = options_.connect_timeout;
-    settings.will_topic = publish::status_topic(gateway_id_);
-    settings.will_payload = publish::offline_payload(gateway_id_, clock_.boot_id(), *epoch, false);
+    // Retained QoS 1 "offline", naming this lease's epoch.
+    settings.will = paho::WillSettings{
+        publish::status_topic(gateway_id_),
+        publish::offline_payload(gateway_id_, clock_.boot_id(), *epoch, false), 1, true};
     auto link = publish::make_mqtt_link(settings, inbox_, clock_);
     if (!link) {
         live_.last_error = link.status().to_string();
