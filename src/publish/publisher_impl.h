@@ -42,7 +42,10 @@ namespace outpost {
 
 class Publisher::Impl final {
   public:
-    Impl(Store& store, const PublisherOptions& options);
+    // `make_link` builds the broker connection of each lease:
+    // publish::make_paho_link in Publisher::start(), a scripted link in unit
+    // tests. `store` is borrowed and must outlive the Impl.
+    Impl(Store& store, const PublisherOptions& options, publish::LinkFactory make_link);
     ~Impl();
 
     void launch();
@@ -82,7 +85,8 @@ class Publisher::Impl final {
     const Clock& clock_;
     const std::string gateway_id_;
     const std::string topic_prefix_;  // "outpost/<gatewayId>/"
-    std::string holder_;              // who we are, for the lease row
+    const publish::LinkFactory make_link_;
+    std::string holder_;  // who we are, for the lease row
 
     publish::Inbox inbox_;
     publish::LatencySampler commit_latency_;

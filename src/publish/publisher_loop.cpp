@@ -26,13 +26,14 @@ std::string make_holder(const std::string& boot_id) {
 
 }  // namespace
 
-Publisher::Impl::Impl(Store& store, const PublisherOptions& options)
+Publisher::Impl::Impl(Store& store, const PublisherOptions& options, publish::LinkFactory make_link)
     : store_(store),
       core_(store.core()),
       options_(options),
       clock_(options.clock ? *options.clock : system_clock()),
       gateway_id_(store.core().gateway_id()),
       topic_prefix_("outpost/" + gateway_id_ + "/"),
+      make_link_(std::move(make_link)),
       holder_(make_holder(clock_.boot_id())),
       lease_(publish::lease_path_for(store.path())),
       reconnect_backoff_(Backoff::jittered(options.reconnect_initial, options.reconnect_max,

@@ -39,7 +39,7 @@ bool Publisher::Impl::take_lease(int64_t now) {
     settings.will = paho::WillSettings{
         publish::status_topic(gateway_id_),
         publish::offline_payload(gateway_id_, clock_.boot_id(), *epoch, false), 1, true};
-    auto link = publish::make_mqtt_link(settings, inbox_, clock_);
+    auto link = make_link_(settings, inbox_, clock_);
     if (!link) {
         live_.last_error = link.status().to_string();
         lease_.release();

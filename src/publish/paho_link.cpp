@@ -156,7 +156,7 @@ class PahoLink final : public MqttLink {
 
 }  // namespace
 
-Result<std::unique_ptr<MqttLink>> make_mqtt_link(const LinkSettings& settings, Inbox& inbox,
+Result<std::unique_ptr<MqttLink>> make_paho_link(const LinkSettings& settings, Inbox& inbox,
                                                  const Clock& clock) {
     auto client = paho::make_client(settings, "MQTT client");
     if (!client) return client.status();
