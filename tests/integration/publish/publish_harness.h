@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "eventually.h"
 #include "mosquitto_fixture.h"
 #include "outpost/publisher.h"
 #include "outpost/store.h"
@@ -27,18 +28,6 @@
 #include "temp_dir.h"
 
 namespace outpost::testing {
-
-// Polls `done` every 10 ms until it holds or `limit` passes; returns whether
-// it held. Outcomes are waited for, never timed.
-inline bool eventually(const std::function<bool()>& done,
-                       std::chrono::milliseconds limit = std::chrono::seconds(30)) {
-    const auto deadline = std::chrono::steady_clock::now() + limit;
-    while (!done()) {
-        if (std::chrono::steady_clock::now() > deadline) return false;
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    return true;
-}
 
 // Publisher options for a test broker: fast reconnects and retries, so that
 // outcomes come quickly (no test asserts on timing).
