@@ -87,7 +87,9 @@ class PahoLink final : public MqttLink {
         auto connack = paho::connect(*client_, settings_, "connect to " + settings_.uri);
         if (!connack) {
             if (connack.status().code() == StatusCode::kTimeout) {
-                disconnect(std::chrono::milliseconds(0));
+                // Best effort: abandon an attempt paho may still complete; the
+                // caller gets the timeout either way.
+                static_cast<void>(disconnect(std::chrono::milliseconds(0)));
             }
             return Status::error(StatusCode::kUnavailable, connack.status().message());
         }
