@@ -11,16 +11,13 @@
 #include <vector>
 
 #include "outpost/status.h"
+#include "paho/connect_settings.h"
 
 namespace outpost::bridge {
 
-struct MqttTlsConfig {
-    std::string ca_file;    // trust anchor for the broker's certificate
-    std::string cert_file;  // client certificate (mutual TLS)
-    std::string key_file;   // client private key
-    std::string key_password;
-    bool verify_server = true;  // check the broker's certificate and host name
-};
+// ca_file, cert_file, key_file, key_password, verify_server: the TLS files
+// every Outpost MQTT client takes (paho/connect_settings.h).
+using MqttTlsConfig = paho::TlsSettings;
 
 struct MqttConfig {
     // "tcp://host:port" or "ssl://host:port" (then `tls` applies).

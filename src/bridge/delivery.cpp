@@ -7,11 +7,15 @@
 #include "bridge/envelope_check.h"
 #include "bridge/quarantine_message.h"
 #include "bridge/topic_filter.h"
+#include "common/backoff.h"
 #include "common/fault_point.h"
 
 namespace outpost::bridge {
 namespace {
 
+// The pause after the first failed send; it doubles up to
+// rocketmq.retry_pause_max_ms. No jitter: the bridge instances are few, and
+// this pace is what the configuration documents.
 constexpr std::chrono::milliseconds kFirstRetryPause{100};
 
 bool is_permanent(const Status& status) {
@@ -133,9 +137,9 @@ Verdict Delivery::quarantine(const InboundMessage& message, const Rejection& rej
 
 Delivery::SendEnd Delivery::send_until_stored(const SinkMessage& message, Status* refusal) {
     const auto started = std::chrono::steady_clock::now();
-    std::chrono::milliseconds pause = kFirstRetryPause;
-    const std::chrono::milliseconds max_pause(config_.rocketmq.retry_pause_max_ms);
-    for (;;) {
+    Backoff pause = Backoff::exact(kFirstRetryPause,
+                                   std::chrono::milliseconds(config_.rocketmq.retry_pause_max_ms));
+    for (int64_t failures = 1;; ++failures) {
         const Status sent = sink_.send(message);
         const auto held = std::chrono::duration_cast<std::chrono::milliseconds>(
             std::chrono::steady_clock::now() - started);
@@ -150,8 +154,7 @@ Delivery::SendEnd Delivery::send_until_stored(const SinkMessage& message, Status
             return SendEnd::kRefused;
         }
         stats_.holding(true, held);
-        if (stop_.wait_for(pause)) return SendEnd::kStopped;
-        pause = std::min(pause * 2, max_pause);
+        if (stop_.wait_for(pause.delay(failures))) return SendEnd::kStopped;
     }
 }
 

@@ -1,9 +1,17 @@
 // outpost-bridge: MQTT v5 shared subscription -> RocketMQ, acknowledging each
 // MQTT message only after RocketMQ answered SEND_OK. See --help.
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/eventfd.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -121,12 +129,33 @@ void print_summary(const BridgeConfig& config) {
     std::printf("  quarantine -> %s\n", config.quarantine_topic.c_str());
 }
 
+// Waits until `fd` is readable or `deadline` passes; returns whether it
+// became readable.
+bool wait_readable(int fd, std::chrono::steady_clock::time_point deadline) {
+    for (;;) {
+        const auto left = std::chrono::ceil<std::chrono::milliseconds>(
+            deadline - std::chrono::steady_clock::now());
+        pollfd ready{fd, POLLIN, 0};
+        const int rc = ::poll(&ready, 1, static_cast<int>(std::max<int64_t>(0, left.count())));
+        if (rc >= 0) return rc > 0;
+        if (errno != EINTR) return false;
+    }
+}
+
 // Runs the bridge until a stop signal or a fatal error. Does not return when
 // a message is held unacknowledged (std::_Exit, see mqtt_session.h).
 int run_bridge(const BridgeConfig& config) {
-    // Signals are taken by sigtimedwait below; every thread created from here
+    // Signals are read from a signalfd below; every thread created from here
     // on (paho's included) inherits the mask.
     const sigset_t stop_signals = outpost::block_stop_signals();
+    // The main thread sleeps until a stop signal arrives or the session ends
+    // (it writes session_done): no polling.
+    const int signals = ::signalfd(-1, &stop_signals, SFD_CLOEXEC);
+    const int session_done = ::eventfd(0, EFD_CLOEXEC);
+    if (signals < 0 || session_done < 0) {
+        log_error(std::string("cannot wait for signals: ") + std::strerror(errno));
+        return kExitFailure;
+    }
 
     BridgeStats stats;
     StopSignal stop;
@@ -150,14 +179,15 @@ int run_bridge(const BridgeConfig& config) {
         pthread_setname_np(pthread_self(), "mqtt-session");
         end = (*session)->run();
         session_over = true;
+        const uint64_t one = 1;
+        (void)!::write(session_done, &one, sizeof one);
     });
-    const timespec slice{0, 200 * 1000 * 1000};
-    while (!session_over) {
-        const int signal_number = sigtimedwait(&stop_signals, nullptr, &slice);
-        if (signal_number > 0) {
-            log_info(std::string("stopping on ") + strsignal(signal_number));
-            break;
-        }
+    pollfd wake[2] = {{signals, POLLIN, 0}, {session_done, POLLIN, 0}};
+    while (::poll(wake, 2, -1) < 0 && errno == EINTR) {
+    }
+    signalfd_siginfo received{};
+    if ((wake[0].revents & POLLIN) && ::read(signals, &received, sizeof received) > 0) {
+        log_info(std::string("stopping on ") + strsignal(static_cast<int>(received.ssi_signo)));
     }
     stop.request_stop();
     // run() ends within one send plus the disconnect bound, unless it is stuck
@@ -166,11 +196,11 @@ int run_bridge(const BridgeConfig& config) {
                           std::chrono::milliseconds(config.rocketmq.send_timeout_ms) *
                               (config.rocketmq.max_attempts + 1) +
                           std::chrono::seconds(10);
-    while (!session_over && std::chrono::steady_clock::now() < deadline) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
+    wait_readable(session_done, deadline);
     if (session_over && end == SessionEnd::kClean) {
         session_thread.join();
+        ::close(signals);
+        ::close(session_done);
         reporter.report();
         log_info("stopped");
         return kExitOk;

@@ -54,12 +54,13 @@
 #include <exception>
 #include <future>
 #include <mutex>
-#include <random>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "bridge/log.h"
+#include "common/backoff.h"
+#include "paho/client_setup.h"
 
 namespace outpost::bridge {
 namespace {
@@ -67,37 +68,19 @@ namespace {
 constexpr std::chrono::milliseconds kPollSlice{100};
 constexpr std::chrono::seconds kDisconnectTimeout{5};
 
-// Fills `options` in place. Paho C++ 1.2.0 copies connect_options without
-// re-pointing the C struct at the copy's properties (fixed upstream after
-// 1.2.0, issue #426): a copied or moved options object sends dangling
-// properties, so the Session Expiry Interval silently becomes garbage or 0
-// and the "persistent" session dies with the connection. Build the object
-// where it lives and never copy it; connect() copies it while it is alive.
-void configure_session(const MqttConfig& config, mqtt::connect_options& options) {
-    options.set_mqtt_version(MQTTVERSION_5);  // before clean_start: it picks the field
-    options.set_clean_start(false);
-    mqtt::properties properties;
-    properties.add(mqtt::property(mqtt::property::SESSION_EXPIRY_INTERVAL,
-                                  static_cast<int>(config.session_expiry_s)));
-    options.set_properties(std::move(properties));
-    options.set_keep_alive_interval(std::chrono::seconds(config.keepalive_s));
-    options.set_connect_timeout(std::chrono::seconds(config.connect_timeout_s));
-    options.set_automatic_reconnect(false);  // run() paces reconnects
-    if (!config.username.empty()) {
-        options.set_user_name(config.username);
-        options.set_password(config.password);
-    }
-    if (config.uri.rfind("ssl://", 0) == 0) {
-        auto tls = mqtt::ssl_options_builder().enable_server_cert_auth(config.tls.verify_server);
-        if (!config.tls.ca_file.empty()) tls.trust_store(config.tls.ca_file);
-        if (!config.tls.cert_file.empty()) {
-            tls.key_store(config.tls.cert_file).private_key(config.tls.key_file);
-        }
-        if (!config.tls.key_password.empty()) tls.private_keypassword(config.tls.key_password);
-        mqtt::ssl_options ssl = tls.finalize();
-        ssl.set_verify(config.tls.verify_server);
-        options.set_ssl(std::move(ssl));
-    }
+// The wire contract above as connect settings: a persistent session
+// (clean_start=false, Session Expiry Interval) for the fixed client id.
+paho::ConnectSettings session_settings(const MqttConfig& config) {
+    paho::ConnectSettings settings;
+    settings.uri = config.uri;
+    settings.client_id = config.client_id;
+    settings.username = config.username;
+    settings.password = config.password;
+    settings.tls = config.tls;
+    settings.keepalive = std::chrono::seconds(config.keepalive_s);
+    settings.connect_timeout = std::chrono::seconds(config.connect_timeout_s);
+    settings.session_expiry_s = config.session_expiry_s;
+    return settings;
 }
 
 class PahoSession final : public MqttSession {
@@ -108,18 +91,17 @@ class PahoSession final : public MqttSession {
           delivery_(delivery),
           stats_(stats),
           stop_(stop),
+          settings_(session_settings(config.mqtt)),
           client_(std::move(client)),
-          random_(std::random_device{}()) {
-        configure_session(config_.mqtt, options_);
+          // Capped doubling, jittered so a fleet of bridges does not
+          // reconnect in lockstep.
+          reconnect_backoff_(Backoff::jittered(
+              std::chrono::milliseconds(config.mqtt.reconnect_min_ms),
+              std::chrono::milliseconds(config.mqtt.reconnect_max_ms), seeded_random(0))) {
         // Registered before connect(): paho deadlocks otherwise (FIELD-NOTES).
         client_->set_message_callback(
             [this](mqtt::const_message_ptr message) { on_message(message); });
-        client_->set_connection_lost_handler(
-            [this](const std::string& cause) { on_connection_lost(cause); });
-        client_->set_disconnected_handler([this](const mqtt::properties&, mqtt::ReasonCode reason) {
-            on_connection_lost("broker sent DISCONNECT, reason " +
-                               std::to_string(static_cast<int>(reason)));
-        });
+        paho::on_connection_end(*client_, [this](std::string cause) { on_connection_lost(cause); });
     }
 
     SessionEnd run() override {
@@ -131,7 +113,7 @@ class PahoSession final : public MqttSession {
                 Status status = connect_and_subscribe();
                 if (!status.is_ok()) {
                     ++failures;
-                    const std::chrono::milliseconds pause = reconnect_pause(failures);
+                    const std::chrono::milliseconds pause = reconnect_backoff_.delay(failures);
                     log_warning(status.to_string() + "; next attempt in " +
                                 std::to_string(pause.count()) + " ms");
                     stop_.wait_for(pause);
@@ -220,7 +202,7 @@ class PahoSession final : public MqttSession {
 
     void on_connection_lost(const std::string& cause) {
         stats_.mqtt_connected(false);
-        log_warning("MQTT connection lost" + (cause.empty() ? std::string() : ": " + cause));
+        log_warning("MQTT " + cause);
         std::lock_guard<std::mutex> lock(mutex_);
         lost_ = true;
         changed_.notify_all();
@@ -233,23 +215,15 @@ class PahoSession final : public MqttSession {
             std::lock_guard<std::mutex> lock(mutex_);
             lost_ = false;  // before connect(): a loss right after it must count
         }
-        bool session_present = false;
-        try {
-            mqtt::token_ptr token = client_->connect(options_);
-            if (!token->wait_for(timeout)) {
-                return Status::error(StatusCode::kUnavailable,
-                                     "MQTT connect to " + where + " timed out");
-            }
-            const mqtt::connect_response response = token->get_connect_response();
-            if (response.get_mqtt_version() != MQTTVERSION_5) {
-                return Status::error(StatusCode::kUnavailable,
-                                     "broker " + config_.mqtt.uri + " did not accept MQTT v5");
-            }
-            session_present = response.is_session_present();
-        } catch (const mqtt::exception& error) {
-            return Status::error(StatusCode::kUnavailable,
-                                 "MQTT connect to " + where + " failed: " + error.what());
+        auto connack = paho::connect(*client_, settings_, "MQTT connect to " + where);
+        if (!connack.is_ok()) {
+            return Status::error(StatusCode::kUnavailable, connack.status().message());
         }
+        if (connack->mqtt_version != MQTTVERSION_5) {
+            return Status::error(StatusCode::kUnavailable,
+                                 "broker " + config_.mqtt.uri + " did not accept MQTT v5");
+        }
+        const bool session_present = connack->session_present;
         // "Connected" (the log line and the status) means the broker keeps
         // every matching message for this session from now on: a resumed
         // session already holds its subscription (and may deliver at once,
@@ -328,23 +302,13 @@ class PahoSession final : public MqttSession {
         return true;
     }
 
-    // Capped doubling from reconnect_min_ms, drawn from [d/2, d] so a fleet
-    // of bridges does not reconnect in lockstep.
-    std::chrono::milliseconds reconnect_pause(int failures) {
-        std::int64_t pause = config_.mqtt.reconnect_min_ms;
-        for (int i = 1; i < failures && pause < config_.mqtt.reconnect_max_ms; ++i) pause *= 2;
-        pause = std::min<std::int64_t>(pause, config_.mqtt.reconnect_max_ms);
-        std::uniform_int_distribution<std::int64_t> jitter(pause / 2, pause);
-        return std::chrono::milliseconds(jitter(random_));
-    }
-
     const BridgeConfig config_;
     Delivery& delivery_;
     BridgeStats& stats_;
     const StopSignal& stop_;
-    mqtt::connect_options options_;  // never copied: see configure_session
+    const paho::ConnectSettings settings_;
     std::unique_ptr<mqtt::async_client> client_;
-    std::mt19937_64 random_;  // run() thread only
+    Backoff reconnect_backoff_;  // run() thread only
 
     std::mutex mutex_;
     std::condition_variable changed_;  // lost_, parked_ or in_callback_ changed
@@ -360,17 +324,11 @@ class PahoSession final : public MqttSession {
 Result<std::unique_ptr<MqttSession>> make_mqtt_session(const BridgeConfig& config,
                                                        Delivery& delivery, BridgeStats& stats,
                                                        const StopSignal& stop) {
-    try {
-        auto client = std::make_unique<mqtt::async_client>(
-            config.mqtt.uri, config.mqtt.client_id, mqtt::create_options(MQTTVERSION_5),
-            nullptr);  // no client persistence: the broker's session is the queue
-        return std::unique_ptr<MqttSession>(
-            new PahoSession(config, delivery, stats, stop, std::move(client)));
-    } catch (const mqtt::exception& error) {
-        return Status::error(StatusCode::kInvalidArgument, "MQTT client for " + config.mqtt.uri +
-                                                               " as " + config.mqtt.client_id +
-                                                               ": " + error.what());
-    }
+    // No client persistence: the broker's session is the queue.
+    auto client = paho::make_client(session_settings(config.mqtt), "MQTT client");
+    if (!client.is_ok()) return client.status();
+    return std::unique_ptr<MqttSession>(
+        new PahoSession(config, delivery, stats, stop, std::move(*client)));
 }
 
 }  // namespace outpost::bridge

@@ -1,40 +1,42 @@
-// The only file that knows paho. It turns paho's exceptions, tokens and
-// callbacks into Status values and Inbox events, and fixes the settings
-// whose defaults silently break the outbox's guarantees (FIELD-NOTES.md
-// "Paho (gateway side)"):
-//  - MQTT v5 at creation (create_options) and in the connect options, so a
-//    refused PUBACK carries its reason code and reconnects never downgrade;
-//  - no persistence and no offline buffering: the outbox is the durable
-//    queue, and a publish while disconnected fails instead of hiding in RAM;
-//  - per-publish action listeners decide acked/refused (never
-//    delivery_complete, which also fires on failures);
-//  - no automatic reconnect: the publisher paces reconnects itself.
+// What the publisher needs from an MQTT v5 connection, as an internal
+// interface: connect (with a will) and learn the broker's limits from
+// CONNACK, publish QoS 1 under a tag whose outcome arrives later through the
+// Inbox, publish the retained presence, disconnect. The publisher creates
+// one link per lease through a LinkFactory; Publisher::start() passes
+// make_paho_link (paho_link.cpp, the only publish file that knows paho),
+// and unit tests pass a scripted link (tests/unit/publish/scripted_link.h).
+//
+// What every implementation must do, because the publisher relies on it:
+//  L1. An outcome arrives exactly once for every publish() that returned
+//      OK, on another thread, posted to the Inbox under its tag: kAcked for
+//      a PUBACK with a reason below 0x80, kRefused for one at or above
+//      0x80, kLost when the connection went first (no verdict).
+//  L2. A lost connection is posted as a kConnectionLost link event (paho
+//      may post one loss twice: lost, then the broker's DISCONNECT); the
+//      publishes in flight then get kLost outcomes, before or after it.
+//  L3. Nothing is posted after the link was destroyed.
+//  L4. Nothing is buffered while disconnected: publish() then fails with
+//      kUnavailable and no outcome follows.
 #ifndef OUTPOST_PUBLISH_MQTT_LINK_H
 #define OUTPOST_PUBLISH_MQTT_LINK_H
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
 #include "outpost/clock.h"
-#include "outpost/publisher_options.h"
 #include "outpost/status.h"
+#include "paho/connect_settings.h"
 #include "publish/inbox.h"
 
 namespace outpost::publish {
 
-struct LinkSettings {
-    std::string broker_uri;
-    std::string client_id;
-    std::string username;
-    std::string password;
-    PublisherTlsOptions tls;
-    std::chrono::seconds keepalive{30};
-    std::chrono::milliseconds connect_timeout{10000};
-    std::string will_topic;  // retained QoS 1 will; empty means none
-    std::string will_payload;
-};
+// Broker, credentials, TLS, keep-alive, connect timeout and the retained
+// QoS 1 will (the publisher always sets one). Clean start: the outbox is
+// the queue.
+using LinkSettings = paho::ConnectSettings;
 
 // What the broker announced in CONNACK.
 struct BrokerLimits {
@@ -42,8 +44,8 @@ struct BrokerLimits {
     int64_t maximum_packet_size = 0;  // bytes; 0 when not announced
 };
 
-// Publishes from one thread only (paho's rule); the results arrive on
-// paho's thread and are posted to the Inbox. The Inbox must outlive the link.
+// Publishes from one thread only (the publisher thread); results arrive on
+// another thread and are posted to the Inbox, which must outlive the link.
 class MqttLink {
   public:
     virtual ~MqttLink() = default;
@@ -54,9 +56,10 @@ class MqttLink {
     virtual Result<BrokerLimits> connect() = 0;
 
     // Starts a QoS 1 publish of `payload` to `topic`; its outcome arrives in
-    // the Inbox under `tag`. On an error nothing was sent and no outcome will
-    // follow: kUnavailable (not connected: a connection problem),
-    // kRejected (the client refused this message itself, e.g. bad topic).
+    // the Inbox under `tag` (L1). On an error nothing was sent and no
+    // outcome will follow: kUnavailable (not connected: a connection
+    // problem), kRejected (the client refused this message itself, e.g. a
+    // bad topic).
     virtual Status publish(const std::string& topic, const std::string& payload, uint64_t tag) = 0;
 
     // A retained QoS 1 publish that waits for its PUBACK up to `timeout`
@@ -72,8 +75,13 @@ class MqttLink {
     virtual bool connected() const = 0;
 };
 
-// Errors: kInvalidArgument for a URI or client id paho refuses.
-Result<std::unique_ptr<MqttLink>> make_mqtt_link(const LinkSettings& settings, Inbox& inbox,
+// Makes the link for one lease; `inbox` and `clock` are borrowed and outlive
+// it. Errors: kInvalidArgument for settings the client refuses.
+using LinkFactory = std::function<Result<std::unique_ptr<MqttLink>>(
+    const LinkSettings& settings, Inbox& inbox, const Clock& clock)>;
+
+// The paho link (paho_link.cpp).
+Result<std::unique_ptr<MqttLink>> make_paho_link(const LinkSettings& settings, Inbox& inbox,
                                                  const Clock& clock);
 
 }  // namespace outpost::publish

@@ -42,7 +42,7 @@ Status check_options(const PublisherOptions& options) {
 Result<std::unique_ptr<Publisher>> Publisher::start(Store& store, const PublisherOptions& options) {
     Status valid = check_options(options);
     if (!valid) return valid;
-    auto impl = std::make_unique<Impl>(store, options);
+    auto impl = std::make_unique<Impl>(store, options, publish::make_paho_link);
     impl->launch();
     return std::unique_ptr<Publisher>(new Publisher(std::move(impl)));
 }

@@ -140,7 +140,7 @@ void Publisher::Impl::on_refused(publish::Flight flight, const std::string& reas
     } else {
         note_store_error(dead.status(), now);  // not recorded; the row still waits its turn
     }
-    const int64_t due = now + retry_backoff_.delay_ms(std::max<int64_t>(1, flight.row.attempts));
+    const int64_t due = now + retry_backoff_.delay(flight.row.attempts).count();
     window_.retry(flight, due);
 }
 

@@ -27,8 +27,8 @@
 #include <string>
 #include <thread>
 
+#include "common/backoff.h"
 #include "outpost/publisher.h"
-#include "publish/backoff.h"
 #include "publish/inbox.h"
 #include "publish/latency_sampler.h"
 #include "publish/lease.h"
@@ -42,7 +42,10 @@ namespace outpost {
 
 class Publisher::Impl final {
   public:
-    Impl(Store& store, const PublisherOptions& options);
+    // `make_link` builds the broker connection of each lease:
+    // publish::make_paho_link in Publisher::start(), a scripted link in unit
+    // tests. `store` is borrowed and must outlive the Impl.
+    Impl(Store& store, const PublisherOptions& options, publish::LinkFactory make_link);
     ~Impl();
 
     void launch();
@@ -82,7 +85,8 @@ class Publisher::Impl final {
     const Clock& clock_;
     const std::string gateway_id_;
     const std::string topic_prefix_;  // "outpost/<gatewayId>/"
-    std::string holder_;              // who we are, for the lease row
+    const publish::LinkFactory make_link_;
+    std::string holder_;  // who we are, for the lease row
 
     publish::Inbox inbox_;
     publish::LatencySampler commit_latency_;
@@ -98,8 +102,8 @@ class Publisher::Impl final {
     bool ever_connected_ = false;
     int64_t connect_failures_in_row_ = 0;
     int64_t max_packet_bytes_ = 0;  // from CONNACK, 0 = not announced
-    publish::Backoff reconnect_backoff_;
-    publish::Backoff retry_backoff_;
+    Backoff reconnect_backoff_;
+    Backoff retry_backoff_;
     publish::Window window_;
     std::deque<store::OutboxRow> ready_;  // fetched, not yet published
     int64_t cursor_ = 0;                  // highest id fetched into ready_

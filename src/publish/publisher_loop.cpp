@@ -27,19 +27,21 @@ std::string make_holder(const std::string& boot_id) {
 
 }  // namespace
 
-Publisher::Impl::Impl(Store& store, const PublisherOptions& options)
+Publisher::Impl::Impl(Store& store, const PublisherOptions& options, publish::LinkFactory make_link)
     : store_(store),
       core_(store::core_of(store)),
       options_(options),
       clock_(options.clock ? *options.clock : system_clock()),
       gateway_id_(store.gateway_id()),
       topic_prefix_("outpost/" + gateway_id_ + "/"),
+      make_link_(std::move(make_link)),
       holder_(make_holder(clock_.boot_id())),
       lease_(publish::lease_path_for(store.path())),
-      reconnect_backoff_(options.reconnect_initial.count(), options.reconnect_max.count(),
-                         options.jitter_seed),
-      retry_backoff_(options.retry_initial.count(), options.retry_max.count(),
-                     options.jitter_seed ? options.jitter_seed + 1 : 0),
+      reconnect_backoff_(Backoff::jittered(options.reconnect_initial, options.reconnect_max,
+                                           seeded_random(options.jitter_seed))),
+      retry_backoff_(
+          Backoff::jittered(options.retry_initial, options.retry_max,
+                            seeded_random(options.jitter_seed ? options.jitter_seed + 1 : 0))),
       window_(options.max_in_flight) {}
 
 Publisher::Impl::~Impl() {

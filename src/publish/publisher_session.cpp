@@ -28,16 +28,18 @@ bool Publisher::Impl::take_lease(int64_t now) {
         return false;
     }
     publish::LinkSettings settings;
-    settings.broker_uri = options_.broker_uri;
+    settings.uri = options_.broker_uri;
     settings.client_id = options_.client_id.empty() ? "outpost-" + gateway_id_ : options_.client_id;
     settings.username = options_.username;
     settings.password = options_.password;
     settings.tls = options_.tls;
     settings.keepalive = options_.keepalive;
     settings.connect_timeout = options_.connect_timeout;
-    settings.will_topic = publish::status_topic(gateway_id_);
-    settings.will_payload = publish::offline_payload(gateway_id_, clock_.boot_id(), *epoch, false);
-    auto link = publish::make_mqtt_link(settings, inbox_, clock_);
+    // Retained QoS 1 "offline", naming this lease's epoch.
+    settings.will = paho::WillSettings{
+        publish::status_topic(gateway_id_),
+        publish::offline_payload(gateway_id_, clock_.boot_id(), *epoch, false), 1, true};
+    auto link = make_link_(settings, inbox_, clock_);
     if (!link) {
         live_.last_error = link.status().to_string();
         lease_.release();
@@ -92,7 +94,7 @@ void Publisher::Impl::connect(int64_t now) {
         // Connection failures pause everything and count no attempt on rows.
         live_.connect_failures++;
         live_.last_error = limits.status().to_string();
-        next_connect_ = now + reconnect_backoff_.delay_ms(++connect_failures_in_row_);
+        next_connect_ = now + reconnect_backoff_.delay(++connect_failures_in_row_).count();
         return;
     }
     connected_ = true;
@@ -121,7 +123,7 @@ void Publisher::Impl::connection_lost(const std::string& cause, int64_t now) {
     // in id order, once the connection is back.
     rewind_to(window_.abandon_flights(now));
     connect_failures_in_row_ = 1;
-    next_connect_ = now + reconnect_backoff_.delay_ms(connect_failures_in_row_);
+    next_connect_ = now + reconnect_backoff_.delay(connect_failures_in_row_).count();
 }
 
 void Publisher::Impl::say_goodbye(std::chrono::milliseconds timeout) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cstdio>
 #include <limits>
 
 namespace outpost::publish {
@@ -141,21 +142,47 @@ void Window::clear() {
 
 void Window::check_invariants() const {
 #ifndef NDEBUG
+    const std::string broken = broken_invariant();
+    if (!broken.empty()) std::fprintf(stderr, "publish window: %s\n", broken.c_str());
+    assert(broken.empty());
+#endif
+}
+
+std::string Window::broken_invariant() const {
     std::unordered_map<std::string, int> retries_in_flight;
     for (const auto& [tag, flight] : flights_) {
-        assert(busy_.count(flight.row.id) == 1);
-        assert(retrying_.count(flight.row.id) == 0);
-        if (flight.retry) {
-            assert(blocked_.at(flight.row.device_id).retry_in_flight);
-            assert(++retries_in_flight[flight.row.device_id] == 1);  // W3
+        const std::string row = "row " + std::to_string(flight.row.id);
+        if (busy_.count(flight.row.id) != 1) return "W1: " + row + " is in flight but not busy";
+        if (retrying_.count(flight.row.id) != 0) {
+            return "W1: " + row + " is in flight and retrying at once";
+        }
+        if (!flight.retry) continue;
+        auto block = blocked_.find(flight.row.device_id);
+        if (block == blocked_.end() || !block->second.retry_in_flight) {
+            return "W3: " + row + " is a retry in flight of an unblocked device " +
+                   flight.row.device_id;
+        }
+        if (++retries_in_flight[flight.row.device_id] > 1) {
+            return "W3: device " + flight.row.device_id + " has two retries in flight";
         }
     }
-    assert(busy_.size() >= flights_.size() + retrying_.size());  // the rest await marks
-    for (const auto& [id, retry] : retrying_) {
-        assert(busy_.count(id) == 1);
-        assert(blocked_.count(retry.row.device_id) == 1);  // W3
+    if (busy_.size() < flights_.size() + retrying_.size()) {  // the rest await marks
+        return "W1: fewer busy rows than rows in flight and retrying";
     }
-#endif
+    for (const auto& [id, retry] : retrying_) {
+        const std::string row = "row " + std::to_string(id);
+        if (busy_.count(id) != 1) return "W1: " + row + " is retrying but not busy";
+        if (blocked_.count(retry.row.device_id) != 1) {
+            return "W3: " + row + " is retrying but device " + retry.row.device_id +
+                   " is not blocked";
+        }
+    }
+    for (const auto& [device, block] : blocked_) {
+        if (block.retry_in_flight && retries_in_flight[device] != 1) {
+            return "W3: device " + device + " is marked with a retry in flight it does not have";
+        }
+    }
+    return std::string();
 }
 
 }  // namespace outpost::publish

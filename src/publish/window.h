@@ -8,7 +8,8 @@
 // Rows of the device already in flight when the first refusal came back
 // cannot be recalled: they may arrive before the retry (seq shows it).
 //
-// Invariants (checked by check_invariants() in debug builds):
+// Invariants (checked by check_invariants() in debug builds, and stated by
+// broken_invariant() in any build):
 //  W1. A row id is in at most one of: in flight, acknowledged-awaiting-mark,
 //      retrying. busy(id) is true exactly then, and a busy row is never
 //      published again: nothing goes out twice concurrently.
@@ -89,7 +90,11 @@ class Window final {
     // Lease loss: forget everything.
     void clear();
 
+    // Asserts that every invariant holds (debug builds; nothing otherwise).
     void check_invariants() const;
+    // The first invariant that does not hold, as "W1: ..." naming the row
+    // or device; empty when all hold. Walks the whole window.
+    std::string broken_invariant() const;
 
   private:
     struct Retry {

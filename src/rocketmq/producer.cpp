@@ -52,7 +52,8 @@ std::int64_t now_ms() {
 
 Producer::Producer(ProducerOptions options)
     : options_(std::move(options)),
-      name_servers_(split_addresses(options_.name_server_addresses)) {}
+      name_servers_(split_addresses(options_.name_server_addresses)),
+      retry_backoff_(Backoff::exact(options_.initial_backoff, options_.max_backoff)) {}
 
 Producer::~Producer() = default;
 
@@ -145,14 +146,6 @@ MessageQueue Producer::pick_queue(const std::vector<MessageQueue>& queues,
     return from[select_queue_index(sharding_key, from.size())];
 }
 
-std::chrono::milliseconds Producer::backoff_before(int attempt) const {
-    std::chrono::milliseconds pause = options_.initial_backoff;
-    for (int i = 2; i < attempt && pause < options_.max_backoff; ++i) {
-        pause *= 2;
-    }
-    return std::min(pause, options_.max_backoff);
-}
-
 Result<SendReceipt> Producer::send(const std::string& topic, const std::string& tags,
                                    const std::string& keys, const std::string& body,
                                    const std::string& sharding_key) {
@@ -197,7 +190,7 @@ Result<SendReceipt> Producer::send_locked(OutgoingMessage message) {
     for (int attempt = 1; attempt <= attempts; ++attempt) {
         if (attempt > 1) {
             ++counters_.retries;
-            std::this_thread::sleep_for(backoff_before(attempt));
+            std::this_thread::sleep_for(retry_backoff_.delay(attempt - 1));
         }
         Result<TopicRoute> route = route_for(message.topic, refresh_route);
         refresh_route = true;  // whatever fails next, ask the name server again

@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "common/backoff.h"
 #include "outpost/status.h"
 #include "rocketmq/connection.h"
 #include "rocketmq/producer_options.h"
@@ -118,7 +119,6 @@ class Producer final {
     // Picks the queue for this attempt. Requires mutex_.
     MessageQueue pick_queue(const std::vector<MessageQueue>& queues,
                             const std::string& sharding_key, const std::string& avoid_broker);
-    std::chrono::milliseconds backoff_before(int attempt) const;
     Result<SendReceipt> send_locked(OutgoingMessage message);
 
     const ProducerOptions options_;
@@ -128,7 +128,8 @@ class Producer final {
     std::map<std::string, std::unique_ptr<Connection>> connections_;  // guarded by mutex_
     std::map<std::string, CachedRoute> routes_;                       // guarded by mutex_
     std::uint64_t round_robin_ = 0;                                   // guarded by mutex_
-    ProducerCounters counters_;                                       // guarded by mutex_
+    Backoff retry_backoff_;      // guarded by mutex_; exact: a send's retries are few
+    ProducerCounters counters_;  // guarded by mutex_
 };
 
 }  // namespace outpost::rocketmq

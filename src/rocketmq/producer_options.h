@@ -23,7 +23,8 @@ struct ProducerOptions {
     // message twice (the first answer was lost): consumers dedupe on KEYS.
     int max_attempts = 3;
 
-    // Pause before the second attempt; doubles per attempt up to max_backoff.
+    // Pause before the second attempt; doubles per attempt up to max_backoff
+    // (common/backoff.h, without jitter).
     std::chrono::milliseconds initial_backoff{100};
     std::chrono::milliseconds max_backoff{2000};
 

@@ -1,15 +1,16 @@
-// MqttSender over paho-mqtt-cpp's async_client (FIELD-NOTES.md "Paho
-// (gateway side)"): MQTT v5 fixed at creation and in the connect options so
-// a reconnect never downgrades; paho's command queue kept small, because the
-// ring is the buffer and what sits inside paho is lost with the connection.
+// MqttSender over paho-mqtt-cpp's async_client. The client and its connect
+// options come from paho/client_setup.h (MQTT v5 fixed at creation and in the
+// connect options so a reconnect never downgrades, clean start, no
+// persistence); paho's command queue is kept small, because the ring is the
+// buffer and what sits inside paho is lost with the connection.
 #include "telemetry/mqtt_sender.h"
-
-#include <algorithm>
 
 extern "C" {
 #include <MQTTAsync.h>
 }
 #include <mqtt/async_client.h>
+
+#include "paho/client_setup.h"
 
 namespace outpost::telemetry {
 namespace {
@@ -17,29 +18,25 @@ namespace {
 // Publishes queued inside paho at most; beyond that publish() says kBusy.
 constexpr int kClientQueue = 64;
 
-mqtt::ssl_options tls_options(const PublisherTlsOptions& tls) {
-    mqtt::ssl_options ssl;
-    if (!tls.ca_file.empty()) ssl.set_trust_store(tls.ca_file);
-    if (!tls.cert_file.empty()) ssl.set_key_store(tls.cert_file);
-    if (!tls.key_file.empty()) ssl.set_private_key(tls.key_file);
-    if (!tls.key_password.empty()) ssl.set_private_key_password(tls.key_password);
-    ssl.set_enable_server_cert_auth(tls.verify_server);
-    ssl.set_verify(tls.verify_server);
-    return ssl;
+paho::ConnectSettings connect_settings(const TelemetryOptions& options,
+                                       const std::string& client_id) {
+    paho::ConnectSettings settings;
+    settings.uri = options.broker_uri;
+    settings.client_id = client_id;
+    settings.username = options.username;
+    settings.password = options.password;
+    settings.tls = options.tls;
+    settings.keepalive = options.keepalive;
+    settings.connect_timeout = options.connect_timeout;
+    return settings;  // clean start, no will: telemetry is best effort
 }
 
 class PahoSender final : public MqttSender {
   public:
-    PahoSender(const TelemetryOptions& options, std::unique_ptr<mqtt::async_client> client,
+    PahoSender(paho::ConnectSettings settings, std::unique_ptr<mqtt::async_client> client,
                std::function<void(const std::string&)> on_lost)
-        : options_(options), client_(std::move(client)) {
-        // Before connect(): paho deadlocks if handlers change while it calls them.
-        client_->set_connection_lost_handler(
-            [on_lost](const std::string& cause) { on_lost("connection lost: " + cause); });
-        client_->set_disconnected_handler(
-            [on_lost](const mqtt::properties&, mqtt::ReasonCode reason) {
-                on_lost("broker sent DISCONNECT, reason " + std::to_string(reason));
-            });
+        : settings_(std::move(settings)), client_(std::move(client)) {
+        paho::on_connection_end(*client_, std::move(on_lost));
     }
 
     ~PahoSender() override {
@@ -48,30 +45,12 @@ class PahoSender final : public MqttSender {
     }
 
     Status connect() override {
-        mqtt::connect_options connect;
-        connect.set_mqtt_version(MQTTVERSION_5);  // before clean start: it picks the field
-        connect.set_clean_start(true);
-        connect.set_automatic_reconnect(false);
-        connect.set_keep_alive_interval(options_.keepalive);
-        connect.set_connect_timeout(std::max<int64_t>(
-            1, std::chrono::duration_cast<std::chrono::seconds>(options_.connect_timeout).count()));
-        if (!options_.username.empty() || !options_.password.empty()) {
-            connect.set_user_name(options_.username);
-            connect.set_password(options_.password);
+        auto connack = paho::connect(*client_, settings_, "telemetry connect to " + settings_.uri);
+        if (connack) return Status::ok();
+        if (connack.status().code() == StatusCode::kTimeout) {
+            disconnect(std::chrono::milliseconds(0));
         }
-        if (options_.broker_uri.rfind("ssl://", 0) == 0) connect.set_ssl(tls_options(options_.tls));
-        const std::string where = "telemetry connect to " + options_.broker_uri;
-        try {
-            mqtt::token_ptr token = client_->connect(connect);
-            if (!token->wait_for(options_.connect_timeout + std::chrono::seconds(2))) {
-                disconnect(std::chrono::milliseconds(0));
-                return Status::error(StatusCode::kUnavailable, where + " timed out");
-            }
-            token->get_connect_response();  // throws if the CONNACK refused us
-            return Status::ok();
-        } catch (const std::exception& error) {
-            return Status::error(StatusCode::kUnavailable, where + ": " + error.what());
-        }
+        return Status::error(StatusCode::kUnavailable, connack.status().message());
     }
 
     SendOutcome publish(const std::string& topic, const std::string& payload,
@@ -109,7 +88,7 @@ class PahoSender final : public MqttSender {
     bool connected() const override { return client_->is_connected(); }
 
   private:
-    const TelemetryOptions options_;
+    const paho::ConnectSettings settings_;
     std::unique_ptr<mqtt::async_client> client_;
 };
 
@@ -118,20 +97,11 @@ class PahoSender final : public MqttSender {
 Result<std::unique_ptr<MqttSender>> make_mqtt_sender(
     const TelemetryOptions& options, const std::string& client_id,
     std::function<void(const std::string& cause)> on_lost) {
-    try {
-        mqtt::create_options create(MQTTVERSION_5);
-        create.set_send_while_disconnected(false);
-        create.set_max_buffered_messages(kClientQueue);
-        auto client = std::make_unique<mqtt::async_client>(
-            options.broker_uri, client_id, create,
-            static_cast<mqtt::iclient_persistence*>(nullptr));  // telemetry is best effort
-        return std::unique_ptr<MqttSender>(
-            std::make_unique<PahoSender>(options, std::move(client), std::move(on_lost)));
-    } catch (const std::exception& error) {
-        return Status::error(
-            StatusCode::kInvalidArgument,
-            "telemetry MQTT client for " + options.broker_uri + ": " + error.what());
-    }
+    paho::ConnectSettings settings = connect_settings(options, client_id);
+    auto client = paho::make_client(settings, "telemetry MQTT client", kClientQueue);
+    if (!client) return client.status();
+    return std::unique_ptr<MqttSender>(
+        std::make_unique<PahoSender>(std::move(settings), std::move(*client), std::move(on_lost)));
 }
 
 }  // namespace outpost::telemetry

@@ -8,7 +8,7 @@
 
 #include <chrono>
 
-#include "publish/backoff.h"
+#include "common/backoff.h"
 #include "telemetry/lane_impl.h"
 #include "telemetry/send_pacer.h"
 
@@ -29,8 +29,8 @@ void lower_thread_priority() {
 void TelemetryLane::Impl::sender_loop() {
     ::pthread_setname_np(::pthread_self(), "outpost-tele");
     lower_thread_priority();
-    publish::Backoff backoff(options_.reconnect_initial.count(), options_.reconnect_max.count(),
-                             options_.jitter_seed);
+    Backoff backoff = Backoff::jittered(options_.reconnect_initial, options_.reconnect_max,
+                                        seeded_random(options_.jitter_seed));
     // Bursts of up to a tenth of a second's worth.
     const uint32_t rate = options_.max_send_rate;
     telemetry::SendPacer pacer(rate, rate / 10, std::chrono::steady_clock::now());
@@ -47,7 +47,7 @@ void TelemetryLane::Impl::sender_loop() {
             Status connected = sender_->connect();
             if (!connected) {
                 set_error(connected.message());
-                if (!pause(std::chrono::milliseconds(backoff.delay_ms(++failures)))) return;
+                if (!pause(backoff.delay(++failures))) return;
                 continue;
             }
             failures = 0;

@@ -1,4 +1,5 @@
-// Bounded waits on outcomes: tests wait for a condition, never for a time.
+// Waiting for an outcome in a test: the condition is checked until it holds
+// or a deadline passes. Outcomes are waited for, never timed.
 #ifndef OUTPOST_TESTS_EVENTUALLY_H
 #define OUTPOST_TESTS_EVENTUALLY_H
 
@@ -8,8 +9,9 @@
 
 namespace outpost::testing {
 
-// Polls `done` every 10 ms until it holds or `limit` passes; returns whether
-// it held. Outcomes are waited for, never timed.
+// Checks `done` every 10 ms until it holds or `limit` passes; returns
+// whether it held. For state that nothing signals (a database file, another
+// process); where the code under test can signal, wait on that instead.
 inline bool eventually(const std::function<bool()>& done,
                        std::chrono::milliseconds limit = std::chrono::seconds(30)) {
     const auto deadline = std::chrono::steady_clock::now() + limit;

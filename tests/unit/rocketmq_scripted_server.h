@@ -10,9 +10,12 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <utility>
@@ -107,6 +110,11 @@ class ScriptedServer final {
                 ++accepted_;
                 script_(fd, index);
                 close(fd);
+                {
+                    std::lock_guard<std::mutex> lock(mutex_);
+                    ++closed_;
+                }
+                changed_.notify_all();
             }
         });
     }
@@ -122,12 +130,22 @@ class ScriptedServer final {
     std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
     int accepted() const { return accepted_; }
 
+    // Waits until the server has closed `count` connections (their scripts
+    // returned) or `limit` passed; returns whether it had.
+    bool wait_closed(int count, std::chrono::milliseconds limit) {
+        std::unique_lock<std::mutex> lock(mutex_);
+        return changed_.wait_for(lock, limit, [&] { return closed_ >= count; });
+    }
+
   private:
     std::function<void(int, int)> script_;
     int listener_ = -1;
     int port_ = 0;
     std::atomic<bool> stopping_{false};
     std::atomic<int> accepted_{0};
+    std::mutex mutex_;
+    std::condition_variable changed_;
+    int closed_ = 0;  // guarded by mutex_
     std::thread thread_;
 };
 

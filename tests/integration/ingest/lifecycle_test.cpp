@@ -2,6 +2,7 @@
 // live one, file mode, client limit, idle timeout, and a stop that finishes
 // the request in progress and removes the socket file.
 #include <poll.h>
+#include <sys/inotify.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -14,8 +15,8 @@
 #include <future>
 #include <mutex>
 #include <string>
-#include <thread>
 
+#include "eventually.h"
 #include "ingest/line_io.h"
 #include "ingest_harness.h"
 
@@ -29,6 +30,33 @@ namespace {
 bool exists(const std::string& path) {
     struct stat info {};
     return ::lstat(path.c_str(), &info) == 0;
+}
+
+// Waits until `path` no longer exists, or `limit` passed; returns whether it
+// is gone. inotify on the directory wakes the wait at the removal.
+bool wait_until_removed(const std::string& path, std::chrono::milliseconds limit) {
+    const int watch = ::inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+    if (watch < 0) return false;
+    const std::string directory = path.substr(0, path.rfind('/'));
+    // Watching before the first look: a removal in between is not missed.
+    const bool watching =
+        ::inotify_add_watch(watch, directory.c_str(), IN_DELETE | IN_MOVED_FROM) >= 0;
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    bool gone = !exists(path);
+    while (watching && !gone) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+            deadline - std::chrono::steady_clock::now());
+        if (left.count() <= 0) break;
+        pollfd event{watch, POLLIN, 0};
+        if (::poll(&event, 1, static_cast<int>(left.count())) > 0) {
+            char buffer[4096];
+            while (::read(watch, buffer, sizeof buffer) > 0) {
+            }
+        }
+        gone = !exists(path);
+    }
+    ::close(watch);
+    return gone;
 }
 
 // Reads one line the server sends on its own (without a request).
@@ -108,14 +136,10 @@ TEST_CASE("a client beyond max_clients is answered busy; a freed slot serves aga
     CHECK(error_code(answer) == "busy");
 
     first.reset();
-    // The server notices the closed slot asynchronously: retry until it has.
-    bool served = false;
-    for (int attempt = 0; attempt < 2000 && !served; ++attempt) {
-        auto next = harness.connect();
-        served = outpost::testing::send_raw(*next, R"({"op":"ping"})")["ok"] == true;
-        if (!served) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    CHECK(served);
+    // The server notices the closed slot asynchronously: wait until it has.
+    REQUIRE(outpost::testing::eventually([&] { return harness.server->stats().clients < 2; }));
+    auto next = harness.connect();
+    CHECK(outpost::testing::send_raw(*next, R"({"op":"ping"})")["ok"] == true);
     CHECK(call(*second, {{"op", "ping"}})["ok"] == true);
 }
 
@@ -157,7 +181,7 @@ TEST_CASE("stop finishes the request in progress, closes idle clients and remove
     }
     auto stopping = std::async(std::launch::async, [&] { harness.server->stop(); });
     // stop() removes the socket file before it waits for the connections.
-    while (exists(harness.socket_path)) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    REQUIRE(wait_until_removed(harness.socket_path, std::chrono::seconds(30)));
     {
         std::lock_guard<std::mutex> lock(mutex);
         release = true;

@@ -30,12 +30,12 @@ std::unique_ptr<TelemetryLane> start_connected(const TelemetryOptions& options) 
     auto lane = TelemetryLane::start(options);
     INFO(lane.status().to_string());
     REQUIRE(lane);
-    REQUIRE(eventually_true([&] { return (*lane)->stats().connected; }));
+    REQUIRE(eventually([&] { return (*lane)->stats().connected; }));
     return std::move(*lane);
 }
 
 bool received_count(const TelemetrySubscriber& subscriber, size_t count) {
-    return eventually_true([&] { return subscriber.messages().size() >= count; });
+    return eventually([&] { return subscriber.messages().size() >= count; });
 }
 
 }  // namespace
@@ -77,7 +77,7 @@ TEST_CASE(
     options.ring_capacity = 100;
     auto lane = start_connected(options);
     broker.stop();
-    REQUIRE(eventually_true([&] { return !lane->stats().connected; }));
+    REQUIRE(eventually([&] { return !lane->stats().connected; }));
 
     int accepted = 0;
     for (int i = 0; i < 1000; ++i) accepted += lane->offer("seq", std::to_string(i)) ? 1 : 0;
@@ -90,9 +90,9 @@ TEST_CASE(
 
     broker.start();
     REQUIRE(
-        eventually_true([&] { return lane->stats().connected && lane->stats().reconnects >= 1; }));
+        eventually([&] { return lane->stats().connected && lane->stats().reconnects >= 1; }));
     // The ring's newest 100 (900..999) go out on reconnect.
-    REQUIRE(eventually_true([&] { return lane->stats().ring_depth == 0; }));
+    REQUIRE(eventually([&] { return lane->stats().ring_depth == 0; }));
     TelemetrySubscriber subscriber(broker, "tele-sub-after");
     REQUIRE(lane->offer("seq", "after-restart"));
     REQUIRE(received_count(subscriber, 1));
@@ -117,7 +117,7 @@ TEST_CASE("datagrams arrive exactly; malformed ones are counted and never sent")
     REQUIRE(send_datagram(path, "boiler/temp\n71.5"));
     REQUIRE(send_datagram(path, std::string("raw\n\x00\n\xfe", 7)));
     REQUIRE(received_count(subscriber, 2));
-    REQUIRE(eventually_true([&] { return lane->stats().datagrams == 5; }));
+    REQUIRE(eventually([&] { return lane->stats().datagrams == 5; }));
     const auto messages = subscriber.messages();
     REQUIRE(messages.size() == 2);
     CHECK(messages[0].topic == "outpost/gw-tele/telemetry/boiler/temp");

@@ -12,19 +12,11 @@
 #include <thread>
 #include <vector>
 
+#include "eventually.h"
 #include "mosquitto_fixture.h"
 #include "temp_dir.h"
 
 namespace outpost::testing {
-
-// True once `done` holds; polls every 10 ms for up to 30 s. Outcomes are
-// waited for, never timed.
-inline bool eventually_true(const std::function<bool()>& done) {
-    for (int poll = 0; poll < 3000 && !done(); ++poll) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    return done();
-}
 
 struct TelemetryReceived {
     int qos = -1;
@@ -51,7 +43,7 @@ class TelemetrySubscriber final {
              "1", "-t", "outpost/+/telemetry/#", "-i", client_id, "-F", "%q %t %x"},
             output_);
         const std::string subscribed = "Sending SUBACK to " + client_id;
-        if (!eventually_true([&] { return broker.log().find(subscribed) != std::string::npos; })) {
+        if (!eventually([&] { return broker.log().find(subscribed) != std::string::npos; })) {
             throw std::runtime_error(client_id + " never subscribed:\n" + broker.log_tail());
         }
     }
