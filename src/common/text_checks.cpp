@@ -29,13 +29,6 @@ bool is_valid_identifier(const std::string& text) {
     return all_chars(text, kMaxIdentifierLength, is_identifier_char);
 }
 
-bool is_valid_event_type(const std::string& text) {
-    if (text.empty() || text[0] < 'A' || text[0] > 'Z') return false;
-    return all_chars(text, 64, [](char c) {
-        return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-    });
-}
-
 bool is_valid_utf8(const std::string& text) {
     size_t i = 0;
     while (i < text.size()) {

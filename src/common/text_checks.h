@@ -18,9 +18,6 @@ bool is_identifier_char(char c);
 // level and a RocketMQ key part. The envelope's gatewayId and deviceId.
 bool is_valid_identifier(const std::string& text);
 
-// [A-Z][A-Z0-9_]{0,63}
-bool is_valid_event_type(const std::string& text);
-
 // Well-formed UTF-8: no truncated sequences, overlong forms, surrogates or
 // code points beyond U+10FFFF.
 bool is_valid_utf8(const std::string& text);
