@@ -15,16 +15,20 @@ const char* severity_name(Severity severity);
 // Parses the names above; nullopt for anything else.
 std::optional<Severity> parse_severity(const std::string& name);
 
-// One alarm as the firmware reports it. Identifiers (device_id) must match
-// [A-Za-z0-9._-]{1,64}: they become MQTT topic levels.
+// One alarm as the firmware reports it, by the envelope's rules
+// (schema/event.schema.json). Identifiers (device_id) must match
+// [A-Za-z0-9._-]{1,64}: they become MQTT topic levels. Text is UTF-8;
+// lengths count characters (code points); no field holds a control
+// character (U+0000-U+001F, U+007F-U+009F) but text, which may hold tab and
+// line feed.
 struct Alarm {
     std::string device_id;                  // required
-    std::string alarm_type;                 // required, e.g. "OVER_TEMPERATURE"
+    std::string alarm_type;                 // required, 1 to 64 characters, e.g. "OVER_TEMP"
     std::string event_type = "ALARM_RAISED";  // or "ALARM_CLEARED": [A-Z][A-Z0-9_]{0,63}
     Severity severity = Severity::kMajor;
-    std::optional<double> value;            // the measured value, if any (finite)
-    std::string unit;                       // at most 32 bytes
-    std::string text;                       // at most 1024 bytes, UTF-8
+    std::optional<double> value;            // the measured value, if any (finite; -0 reads 0)
+    std::string unit;                       // at most 32 characters
+    std::string text;                       // at most 1024 characters
     // Optional caller key (at most 128 bytes). Recording again with the same
     // key returns the first record's event and writes nothing. Keys are
     // remembered while their outbox row exists (until the SENT retention

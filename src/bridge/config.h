@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "common/envelope_contract.h"
 #include "outpost/status.h"
 #include "paho/connect_settings.h"
 
@@ -62,7 +63,7 @@ struct MappingRule {
 
 struct LimitsConfig {
     std::size_t max_payload_bytes = 256 * 1024;  // checked before parsing
-    int max_json_depth = 16;                     // nesting of objects and arrays
+    int max_json_depth = envelope::kMaxDepth;    // nesting of objects and arrays
     // Forwarded messages per second per instance; 0 means unlimited.
     double max_messages_per_s = 0;
     // A quarantined payload larger than this is cut to this many bytes (the

@@ -1,10 +1,12 @@
 #include "bridge/envelope_check.h"
 
 #include <cstddef>
-#include <exception>
+#include <optional>
 #include <vector>
 
 #include "bridge/topic_filter.h"
+#include "common/envelope_document.h"
+#include "common/strict_json.h"
 #include "common/text_checks.h"
 
 namespace outpost::bridge {
@@ -14,6 +16,15 @@ using nlohmann::json;
 
 Rejection reject(QuarantineReason reason, std::string detail) {
     return Rejection{reason, std::move(detail)};
+}
+
+// Every refusal of the strict parse is malformed_json but depth: a repeated
+// key or a byte-order mark makes the bytes ambiguous, not merely unusual.
+Rejection rejection_of(const JsonRefusal& refusal) {
+    if (refusal.kind == JsonRefusal::Kind::kTooDeep) {
+        return reject(QuarantineReason::kJsonTooDeep, refusal.detail);
+    }
+    return reject(QuarantineReason::kMalformedJson, "payload " + refusal.detail);
 }
 
 // The topic level `index`, or nullopt when the topic is shorter.
@@ -57,35 +68,6 @@ std::optional<Rejection> check_identity(const InboundMessage& message,
 
 }  // namespace
 
-std::variant<json, Rejection> parse_bounded_json(const std::string& text, int max_depth) {
-    bool too_deep = false;
-    // depth is the nesting of the container being opened, minus one.
-    json::parser_callback_t bound = [&too_deep, max_depth](int depth, json::parse_event_t event,
-                                                           json&) {
-        if ((event == json::parse_event_t::object_start ||
-             event == json::parse_event_t::array_start) &&
-            depth + 1 > max_depth) {
-            too_deep = true;
-            return false;  // discard: nothing under it is built
-        }
-        return !too_deep;
-    };
-    try {
-        json document = json::parse(text, bound, /*allow_exceptions=*/false);
-        if (too_deep) {
-            return reject(QuarantineReason::kJsonTooDeep,
-                          "objects/arrays nest deeper than " + std::to_string(max_depth));
-        }
-        if (document.is_discarded()) {
-            return reject(QuarantineReason::kMalformedJson, "payload is not one valid JSON value");
-        }
-        return document;
-    } catch (const std::exception& error) {
-        return reject(QuarantineReason::kMalformedJson,
-                      std::string("payload could not be parsed: ") + error.what());
-    }
-}
-
 std::variant<CheckedEnvelope, Rejection> check_inbound(const InboundMessage& message,
                                                        const LimitsConfig& limits,
                                                        const IdentityConfig& identity) {
@@ -97,21 +79,22 @@ std::variant<CheckedEnvelope, Rejection> check_inbound(const InboundMessage& mes
     if (!is_valid_utf8(message.payload)) {
         return reject(QuarantineReason::kInvalidUtf8, "payload is not well-formed UTF-8");
     }
-    std::variant<json, Rejection> parsed =
-        parse_bounded_json(message.payload, limits.max_json_depth);
-    if (auto* rejection = std::get_if<Rejection>(&parsed)) return *rejection;
+    std::variant<json, JsonRefusal> parsed =
+        parse_strict_json(message.payload, limits.max_json_depth);
+    if (const auto* refusal = std::get_if<JsonRefusal>(&parsed)) return rejection_of(*refusal);
     json& document = std::get<json>(parsed);
-    if (std::optional<Rejection> rejection = check_envelope_schema(document)) {
+    if (std::optional<std::string> problem = envelope::check_envelope(document)) {
+        Rejection rejection = reject(QuarantineReason::kSchemaViolation, *problem);
         auto id = document.is_object() ? document.find("eventId") : document.end();
         if (id != document.end() && id->is_string() &&
             is_lowercase_uuid_v7(id->get<std::string>())) {
-            rejection->event_id = id->get<std::string>();
+            rejection.event_id = id->get<std::string>();
         }
-        return *rejection;
+        return rejection;
     }
 
     CheckedEnvelope envelope;
-    // The schema check guarantees these are strings.
+    // The contract check guarantees these are strings.
     envelope.event_id = document["eventId"].get<std::string>();
     envelope.event_type = document["eventType"].get<std::string>();
     envelope.gateway_id = document["gatewayId"].get<std::string>();

@@ -2,8 +2,12 @@
 // (the first failure is the reason reported):
 //   1. size, before any parsing            payload_too_large
 //   2. UTF-8 of the whole payload          invalid_utf8
-//   3. JSON, nesting bounded while parsing malformed_json, json_too_deep
-//   4. envelope schema (event.schema.json) schema_violation
+//   3. JSON read the strict way            malformed_json (also for a repeated
+//      (common/strict_json.h), nesting     key or a byte-order mark),
+//      bounded while parsing               json_too_deep
+//   4. the envelope contract               schema_violation
+//      (common/envelope_contract.h, the
+//      rules of schema/event.schema.json)
 //   5. identity: topic levels and the      gateway_mismatch, device_mismatch,
 //      broker-stamped identity             identity_missing, identity_mismatch
 // Never throws: nlohmann's exceptions are caught here.
@@ -11,7 +15,6 @@
 #define OUTPOST_BRIDGE_ENVELOPE_CHECK_H
 
 #include <nlohmann/json.hpp>
-#include <optional>
 #include <string>
 #include <variant>
 
@@ -29,18 +32,6 @@ struct CheckedEnvelope {
     std::string gateway_id;
     std::string device_id;
 };
-
-// Parses `text` as one JSON value whose objects and arrays nest at most
-// `max_depth` deep ({} is depth 1, {"a":[]} depth 2). The input is scanned
-// once and nothing below the limit is built, so a hostile nesting costs
-// neither stack nor memory. Rejections: kMalformedJson, kJsonTooDeep.
-std::variant<nlohmann::json, Rejection> parse_bounded_json(const std::string& text, int max_depth);
-
-// Checks `document` against schema/event.schema.json (schemaVersion 1):
-// required fields, types, patterns, lengths, no unknown top-level fields,
-// and the alarm payload's optional fields. nullopt when it conforms; else a
-// kSchemaViolation whose detail names the field.
-std::optional<Rejection> check_envelope_schema(const nlohmann::json& document);
 
 // Steps 1 to 5 above for one message.
 std::variant<CheckedEnvelope, Rejection> check_inbound(const InboundMessage& message,

@@ -11,9 +11,11 @@ namespace outpost::bridge {
 enum class QuarantineReason {
     kPayloadTooLarge,   // more than limits.max_payload_bytes (not parsed)
     kInvalidUtf8,       // the payload is not well-formed UTF-8
-    kMalformedJson,     // not JSON (truncated, trailing bytes, ...)
+    kMalformedJson,     // not one unambiguous JSON value (truncated, trailing bytes, a key
+                        // repeated in one object, a byte-order mark before it, ...)
     kJsonTooDeep,       // objects/arrays nested deeper than limits.max_json_depth
-    kSchemaViolation,   // breaks schema/event.schema.json; the detail names the field
+    kSchemaViolation,   // breaks the envelope contract (common/envelope_contract.h, the rules
+                        // of schema/event.schema.json); the detail names the field
     kGatewayMismatch,   // envelope gatewayId differs from the topic's gateway level
     kDeviceMismatch,    // envelope deviceId differs from the topic's device level
     kIdentityMissing,   // the broker-stamped identity property is absent

@@ -1,6 +1,5 @@
 #include "common/text_checks.h"
 
-#include <cctype>
 #include <cstddef>
 #include <cstdint>
 
@@ -21,18 +20,13 @@ bool is_lower_hex(char c) {
 
 }  // namespace
 
-bool is_valid_identifier(const std::string& text) {
-    return all_chars(text, 64, [](char c) {
-        return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
-    });
+bool is_identifier_char(char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' ||
+           c == '_' || c == '-';
 }
 
-bool is_valid_event_type(const std::string& text) {
-    if (text.empty() || !std::isupper(static_cast<unsigned char>(text[0]))) return false;
-    return all_chars(text, 64, [](char c) {
-        return std::isupper(static_cast<unsigned char>(c)) ||
-               std::isdigit(static_cast<unsigned char>(c)) || c == '_';
-    });
+bool is_valid_identifier(const std::string& text) {
+    return all_chars(text, kMaxIdentifierLength, is_identifier_char);
 }
 
 bool is_valid_utf8(const std::string& text) {
@@ -70,6 +64,14 @@ bool is_valid_utf8(const std::string& text) {
         i += extra + 1;
     }
     return true;
+}
+
+std::size_t count_code_points(const std::string& text) {
+    std::size_t count = 0;
+    for (char c : text) {
+        if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) ++count;  // not a continuation byte
+    }
+    return count;
 }
 
 bool is_lowercase_uuid_v7(const std::string& text) {

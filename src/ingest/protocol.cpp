@@ -1,6 +1,5 @@
 #include "ingest/protocol.h"
 
-#include <algorithm>
 #include <set>
 
 namespace outpost::ingest {
@@ -71,32 +70,6 @@ std::optional<Alarm> alarm_from_json(const nlohmann::json& object, WireError& er
         alarm.value = value->get<double>();
     }
     return alarm;
-}
-
-int nesting_depth(const std::string& text, int limit) {
-    int depth = 0;
-    int deepest = 0;
-    bool in_string = false;
-    bool escaped = false;
-    for (char c : text) {
-        if (in_string) {
-            if (escaped) {
-                escaped = false;
-            } else if (c == '\\') {
-                escaped = true;
-            } else if (c == '"') {
-                in_string = false;
-            }
-        } else if (c == '"') {
-            in_string = true;
-        } else if (c == '[' || c == '{') {
-            deepest = std::max(deepest, ++depth);
-            if (deepest > limit) return deepest;
-        } else if (c == ']' || c == '}') {
-            --depth;
-        }
-    }
-    return deepest;
 }
 
 nlohmann::json raise_alarm_request(const Alarm& alarm) {

@@ -35,11 +35,6 @@ struct WireError {
 // drop data. The store checks the values themselves (patterns, lengths).
 std::optional<Alarm> alarm_from_json(const nlohmann::json& object, WireError& error);
 
-// Deepest nesting of arrays and objects in `text` (strings skipped), found
-// without parsing: requests nest 2 levels, and deeply nested input would
-// only cost stack in the parser. Stops counting above `limit`.
-int nesting_depth(const std::string& text, int limit);
-
 // The raise_alarm request for `alarm` (the inverse of alarm_from_json).
 nlohmann::json raise_alarm_request(const Alarm& alarm);
 

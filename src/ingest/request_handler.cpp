@@ -1,7 +1,9 @@
 #include "ingest/request_handler.h"
 
 #include <exception>
+#include <variant>
 
+#include "common/strict_json.h"
 #include "common/text_checks.h"
 #include "ingest/protocol.h"
 #include "ingest/status_document.h"
@@ -36,17 +38,17 @@ HandledRequest RequestHandler::handle(const std::string& line) const {
     // Checked before parsing so the answer can say exactly what is wrong.
     if (!is_valid_utf8(line)) return refused(kInvalidUtf8, "the request is not valid UTF-8");
     constexpr int kMaxDepth = 16;
-    if (nesting_depth(line, kMaxDepth) > kMaxDepth) {
-        return refused(kInvalidRequest, "JSON nested deeper than " + std::to_string(kMaxDepth) +
-                                            " levels; requests nest 2");
+    // Strict: a key given twice ({"deviceId":"a","deviceId":"b"}) is refused
+    // rather than read as the last one, and so is a byte-order mark.
+    auto parsed = parse_strict_json(line, kMaxDepth);
+    if (const auto* refusal = std::get_if<JsonRefusal>(&parsed)) {
+        if (refusal->kind == JsonRefusal::Kind::kTooDeep) {
+            return refused(kInvalidRequest, "JSON nested deeper than " + std::to_string(kMaxDepth) +
+                                                " levels; requests nest 2");
+        }
+        return refused(kInvalidJson, "not one JSON object: the line " + refusal->detail);
     }
-    nlohmann::json request;
-    try {
-        request = nlohmann::json::parse(line);
-    } catch (const nlohmann::json::exception& error) {
-        // parse_error, and out_of_range for a number beyond double range.
-        return refused(kInvalidJson, std::string("not one JSON object: ") + error.what());
-    }
+    const nlohmann::json& request = std::get<nlohmann::json>(parsed);
     try {
         return dispatch(request);
     } catch (const std::exception& error) {

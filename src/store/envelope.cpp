@@ -1,92 +1,91 @@
 #include "store/envelope.h"
 
-#include <time.h>
-
-#include <cctype>
 #include <charconv>
-#include <cmath>
 #include <cstdio>
-
 #include <nlohmann/json.hpp>
+#include <variant>
+
+#include "common/envelope_contract.h"
+#include "common/envelope_document.h"
+#include "common/rfc3339.h"
+#include "common/strict_json.h"
+#include "common/text_checks.h"
 
 namespace outpost::store {
 namespace {
 
+using envelope::Field;
 using nlohmann::json;
 
 Status invalid(const std::string& message) {
     return Status::error(StatusCode::kInvalidArgument, message);
 }
 
-Status validate_text_field(const char* name, const std::string& value, size_t max) {
-    if (value.size() > max) {
-        return invalid(std::string(name) + " is " + std::to_string(value.size()) +
-                       " bytes; at most " + std::to_string(max) + " allowed");
+// `value`, the application's `name` for envelope field `field`, against the
+// contract.
+Status check_field(const char* name, Field field, const std::string& value) {
+    if (auto problem = envelope::check_text(envelope::rule(field), value)) {
+        return invalid(std::string(name) + " " + *problem);
     }
-    if (!is_valid_utf8(value)) return invalid(std::string(name) + " is not valid UTF-8");
     return Status::ok();
 }
 
-json common_fields(const std::string& event_type, const std::string& device_id,
-                   const std::string& aggregate_type, const std::string& aggregate_id,
-                   const EnvelopeContext& context) {
-    return json{{"eventId", context.event_id},
-                {"eventType", event_type},
-                {"schemaVersion", kSchemaVersion},
-                {"gatewayId", context.gateway_id},
-                {"deviceId", device_id},
-                {"seq", context.seq},
-                {"aggregateType", aggregate_type},
-                {"aggregateId", aggregate_id},
-                {"occurredAt", format_rfc3339_ms(context.wall_ms)},
-                {"bootId", context.boot_id},
-                {"uptimeMs", context.uptime_ms}};
+Status check_idempotency_key(const std::string& key) {
+    if (key.size() > kMaxIdempotencyKeyBytes) {
+        return invalid("idempotency_key is " + std::to_string(key.size()) + " bytes; at most " +
+                       std::to_string(kMaxIdempotencyKeyBytes) + " allowed");
+    }
+    if (!is_valid_utf8(key)) return invalid("idempotency_key is not well-formed UTF-8");
+    return Status::ok();
 }
+
+// The payload's depth budget: the envelope object is one level, so the
+// payload may nest one level less than the envelope may.
+constexpr int kMaxPayloadDepth = envelope::kMaxDepth - 1;
 
 }  // namespace
 
 Status validate_alarm(const Alarm& alarm) {
-    if (!is_valid_identifier(alarm.device_id)) {
-        return invalid("device_id '" + alarm.device_id + "' must match [A-Za-z0-9._-]{1,64}");
+    if (Status s = check_field("device_id", Field::kDeviceId, alarm.device_id); !s) return s;
+    if (Status s = check_field("alarm_type", Field::kAlarmType, alarm.alarm_type); !s) return s;
+    if (Status s = check_field("event_type", Field::kEventType, alarm.event_type); !s) return s;
+    if (alarm.value) {
+        if (auto problem = envelope::check_number(envelope::rule(Field::kValue), *alarm.value)) {
+            return invalid("value " + *problem);
+        }
     }
-    if (alarm.alarm_type.empty()) return invalid("alarm_type is required");
-    if (Status s = validate_text_field("alarm_type", alarm.alarm_type, 64); !s) return s;
-    if (!is_valid_event_type(alarm.event_type)) {
-        return invalid("event_type '" + alarm.event_type + "' must match [A-Z][A-Z0-9_]{0,63}");
-    }
-    if (alarm.value && !std::isfinite(*alarm.value)) return invalid("value must be finite");
-    if (Status s = validate_text_field("unit", alarm.unit, 32); !s) return s;
-    if (Status s = validate_text_field("text", alarm.text, 1024); !s) return s;
-    return validate_text_field("idempotency_key", alarm.idempotency_key, kMaxIdempotencyKeyBytes);
+    if (Status s = check_field("unit", Field::kUnit, alarm.unit); !s) return s;
+    if (Status s = check_field("text", Field::kText, alarm.text); !s) return s;
+    return check_idempotency_key(alarm.idempotency_key);
 }
 
 Status validate_event(const Event& event) {
-    if (!is_valid_event_type(event.event_type)) {
-        return invalid("event_type '" + event.event_type + "' must match [A-Z][A-Z0-9_]{0,63}");
-    }
-    if (!is_valid_identifier(event.device_id)) {
-        return invalid("device_id '" + event.device_id + "' must match [A-Za-z0-9._-]{1,64}");
-    }
-    if (event.aggregate_type.empty() || event.aggregate_id.empty()) {
-        return invalid("aggregate_type and aggregate_id are required");
-    }
-    if (Status s = validate_text_field("aggregate_type", event.aggregate_type, 64); !s) return s;
-    if (Status s = validate_text_field("aggregate_id", event.aggregate_id, 256); !s) return s;
-    if (Status s = validate_text_field("idempotency_key", event.idempotency_key,
-                                       kMaxIdempotencyKeyBytes);
-        !s) {
+    if (Status s = check_field("event_type", Field::kEventType, event.event_type); !s) return s;
+    if (Status s = check_field("device_id", Field::kDeviceId, event.device_id); !s) return s;
+    if (Status s = check_field("aggregate_type", Field::kAggregateType, event.aggregate_type); !s) {
         return s;
     }
-    json payload = json::parse(event.payload_json, nullptr, /*allow_exceptions=*/false);
-    if (payload.is_discarded()) return invalid("payload_json is not valid JSON");
-    if (!payload.is_object()) return invalid("payload_json must be a JSON object");
+    if (Status s = check_field("aggregate_id", Field::kAggregateId, event.aggregate_id); !s) {
+        return s;
+    }
+    if (Status s = check_idempotency_key(event.idempotency_key); !s) return s;
+    if (!is_valid_utf8(event.payload_json)) return invalid("payload_json is not well-formed UTF-8");
+    auto parsed = parse_strict_json(event.payload_json, kMaxPayloadDepth);
+    if (const auto* refusal = std::get_if<JsonRefusal>(&parsed)) {
+        return invalid("payload_json " + refusal->detail);
+    }
+    if (auto problem = envelope::check_payload(std::get<json>(parsed))) {
+        return invalid("payload_json: " + *problem);
+    }
     return Status::ok();
 }
 
 namespace {
 
 // Appends `text` as a JSON string. Inputs are validated UTF-8, so only
-// quotes, backslashes and control characters need escaping.
+// quotes, backslashes and control characters need escaping; the contract
+// lets only tab and line feed through (in payload.text), written as
+// \u0009 and \u000a. Part of the stored format: do not change.
 void append_json_string(std::string& out, const std::string& text) {
     out += '"';
     for (char c : text) {
@@ -123,6 +122,12 @@ void append_field(std::string& out, const char* key, int64_t value) {
 
 }  // namespace
 
+std::string format_json_double(double value) {
+    char number[64];  // the longest shortest form is 24 characters
+    auto written = std::to_chars(number, number + sizeof number, value);
+    return std::string(number, written.ptr);
+}
+
 // Built by hand rather than through nlohmann: the publisher rebuilds every
 // alarm envelope on read, and this is several times faster. Keys are in
 // sorted order, as nlohmann would write them. Deterministic: the same
@@ -145,15 +150,16 @@ std::string alarm_envelope(const Alarm& alarm, const EnvelopeContext& context) {
     if (!alarm.text.empty()) append_field(out, "text", alarm.text);
     if (!alarm.unit.empty()) append_field(out, "unit", alarm.unit);
     if (alarm.value) {
-        char number[64];
-        auto written = std::to_chars(number, number + sizeof number, *alarm.value);
+        // -0.0 is written as 0: SQLite stores an integral REAL as an integer
+        // (docs: "Datatypes In SQLite", REAL affinity), so the row gives back
+        // +0.0, and the envelope is rebuilt from the row.
         out += "\"value\":";
-        out.append(number, written.ptr);
+        out += format_json_double(*alarm.value == 0 ? 0.0 : *alarm.value);
         out += ',';
     }
     out.back() = '}';
     out += ',';
-    append_field(out, "schemaVersion", static_cast<int64_t>(kSchemaVersion));
+    append_field(out, "schemaVersion", envelope::kSchemaVersion);
     append_field(out, "seq", context.seq);
     append_field(out, "uptimeMs", context.uptime_ms);
     out.back() = '}';
@@ -161,42 +167,36 @@ std::string alarm_envelope(const Alarm& alarm, const EnvelopeContext& context) {
 }
 
 std::string event_envelope(const Event& event, const EnvelopeContext& context) {
-    json envelope = common_fields(event.event_type, event.device_id, event.aggregate_type,
-                                  event.aggregate_id, context);
-    envelope["payload"] = json::parse(event.payload_json, nullptr, false);
-    return envelope.dump();
-}
-
-std::string format_rfc3339_ms(int64_t unix_ms) {
-    time_t seconds = static_cast<time_t>(unix_ms >= 0 ? unix_ms / 1000 : (unix_ms - 999) / 1000);
-    int millis = static_cast<int>(unix_ms - static_cast<int64_t>(seconds) * 1000);
-    tm utc{};
-    gmtime_r(&seconds, &utc);
-    char text[64];
-    std::snprintf(text, sizeof text, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", utc.tm_year + 1900,
-                  utc.tm_mon + 1, utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec, millis);
-    return text;
+    json document{{"eventId", context.event_id},
+                  {"eventType", event.event_type},
+                  {"schemaVersion", envelope::kSchemaVersion},
+                  {"gatewayId", context.gateway_id},
+                  {"deviceId", event.device_id},
+                  {"seq", context.seq},
+                  {"aggregateType", event.aggregate_type},
+                  {"aggregateId", event.aggregate_id},
+                  {"occurredAt", format_rfc3339_ms(context.wall_ms)},
+                  {"bootId", context.boot_id},
+                  {"uptimeMs", context.uptime_ms}};
+    document["payload"] = json::parse(event.payload_json, nullptr, /*allow_exceptions=*/false);
+    return document.dump();
 }
 
 }  // namespace outpost::store
 
 namespace outpost {
 
+static_assert(static_cast<std::size_t>(Severity::kCritical) + 1 == envelope::kSeverityNames.size(),
+              "kSeverityNames lists the severities in the order of outpost::Severity");
+
 const char* severity_name(Severity severity) {
-    switch (severity) {
-        case Severity::kInfo: return "info";
-        case Severity::kWarning: return "warning";
-        case Severity::kMinor: return "minor";
-        case Severity::kMajor: return "major";
-        case Severity::kCritical: return "critical";
-    }
-    return "major";
+    const auto index = static_cast<std::size_t>(severity);
+    return index < envelope::kSeverityNames.size() ? envelope::kSeverityNames[index] : "major";
 }
 
 std::optional<Severity> parse_severity(const std::string& name) {
-    for (Severity s : {Severity::kInfo, Severity::kWarning, Severity::kMinor, Severity::kMajor,
-                       Severity::kCritical}) {
-        if (name == severity_name(s)) return s;
+    for (std::size_t i = 0; i < envelope::kSeverityNames.size(); ++i) {
+        if (name == envelope::kSeverityNames[i]) return static_cast<Severity>(i);
     }
     return std::nullopt;
 }

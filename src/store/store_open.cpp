@@ -17,7 +17,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "store/envelope.h"
+#include "common/text_checks.h"
 #include "store/migrations.h"
 #include "store/store_core.h"
 

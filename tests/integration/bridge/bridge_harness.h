@@ -324,7 +324,7 @@ struct GatewayEvent {
     GatewayPublisher::Outgoing outgoing() const {
         return {
             alarm_topic(gateway, device),
-            sample_envelope(gateway, device, seq, event_id, seq % 2 ? "major" : "critical").dump(),
+            sample_envelope_text(gateway, device, seq, event_id, seq % 2 ? "major" : "critical"),
             std::nullopt};
     }
 };

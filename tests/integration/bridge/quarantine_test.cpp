@@ -43,6 +43,18 @@ TEST_CASE("the bad-input corpus is quarantined with reasons and the bridge keeps
     for (int i = 0; i < 40; ++i) node = &((*node)["nested"] = nlohmann::json::object());
     std::string invalid_utf8 = envelope("gw-1", 4).dump();
     invalid_utf8.replace(invalid_utf8.find("overheat"), 2, "\xc3\x28");
+    // Issue 15's holes. eventId three times: the bridge must not forward it
+    // under any of the three (KEYS from one, a first-wins consumer reading another).
+    const std::string repeated_ids[] = {new_event_id(), new_event_id()};
+    const std::string last_id_text = sample_envelope_text("gw-1", "dev-1", 8, new_event_id());
+    const std::string repeated_key = "{\"eventId\":\"" + repeated_ids[0] + "\",\"eventId\":\"" +
+                                     repeated_ids[1] + "\"," + last_id_text.substr(1);
+    nlohmann::json nul_in_type = envelope("gw-1", 9);
+    nul_in_type["payload"]["alarmType"] = std::string("over\0heat", 9);
+    std::string huge_seq = sample_envelope_text("gw-1", "dev-1", 10, new_event_id());
+    huge_seq.replace(huge_seq.find("\"seq\":10") + 6, 2, "1e+308");
+    const std::string bom =
+        "\xEF\xBB\xBF" + sample_envelope_text("gw-1", "dev-1", 11, new_event_id());
 
     struct Bad {
         GatewayPublisher::Outgoing message;
@@ -58,7 +70,13 @@ TEST_CASE("the bad-input corpus is quarantined with reasons and the bridge keeps
         {signed_by("gw-1", topic, deep.dump()), "json_too_deep"},
         {{topic, envelope("gw-1", 6).dump(), std::nullopt}, "identity_missing"},
         {signed_by("gw-9", topic, envelope("gw-1", 7).dump()), "identity_mismatch"},
+        {signed_by("gw-1", topic, repeated_key), "malformed_json"},
+        {signed_by("gw-1", topic, nul_in_type.dump()), "schema_violation"},
+        {signed_by("gw-1", topic, huge_seq), "schema_violation"},
+        {signed_by("gw-1", topic, bom), "malformed_json"},
     };
+    std::map<std::string, unsigned> per_reason;
+    for (const Bad& bad : corpus) ++per_reason[bad.reason];
     std::vector<GatewayPublisher::Outgoing> messages;
     for (const Bad& bad : corpus) messages.push_back(bad.message);
     messages.push_back(signed_by("gw-1", topic, valid));  // after all that, still forwarded
@@ -78,7 +96,10 @@ TEST_CASE("the bad-input corpus is quarantined with reasons and the bridge keeps
     }
     CHECK(bridge.running());
     const nlohmann::json status = bridge.status();
-    for (const Bad& bad : corpus) CHECK(status["quarantined"].value(bad.reason, 0) == 1);
+    for (const auto& [reason, count] : per_reason) {
+        INFO("reason " << reason);
+        CHECK(status["quarantined"].value(reason, 0u) == count);
+    }
 
     // From outside: each one is in the quarantine topic under its key, with its reason.
     std::set<std::string> keys;
@@ -99,5 +120,10 @@ TEST_CASE("the bad-input corpus is quarantined with reasons and the bridge keeps
         CHECK(found->reason == bad.reason);
     }
     const std::string valid_id = nlohmann::json::parse(valid)["eventId"];
-    CHECK(missing_keys(messages_with_keys(alarms, {valid_id}), {valid_id}).empty());
+    const std::vector<StoredMessage> forwarded = messages_with_keys(alarms, {valid_id});
+    CHECK(missing_keys(forwarded, {valid_id}).empty());
+    // Nothing of the repeated-key envelope reached the alarm topic, under any of its ids.
+    const std::string last_id = nlohmann::json::parse(last_id_text)["eventId"];
+    CHECK(missing_keys(forwarded, {repeated_ids[0], repeated_ids[1], last_id}).size() == 3);
+    CHECK(forwarded.size() == 1);
 }

@@ -50,7 +50,7 @@ std::vector<BadRequest> corpus() {
         {"misspelt field", alarm_line(valid_start + R"(,"device_id":"pump-1")"), "invalid_request"},
         {"deviceId that cannot be a topic level",
          alarm_line(R"("deviceId":"pump/1","alarmType":"X")"), "invalid_argument"},
-        {"text over 1024 bytes",
+        {"text over 1024 characters",
          alarm_line(valid_start + R"(,"text":")" + std::string(1100, 'x') + "\""),
          "invalid_argument"},
         {"invalid UTF-8", alarm_line(valid_start + ",\"text\":\"caf\xc3\x28\""), "invalid_utf8"},
@@ -61,6 +61,12 @@ std::vector<BadRequest> corpus() {
                     std::string(30000, ']')),
          "invalid_request"},
         {"empty line", "", "invalid_request"},
+        {"a field given twice", alarm_line(valid_start + R"(,"deviceId":"pump-2")"),
+         "invalid_json"},
+        {"a byte-order mark before the JSON", "\xEF\xBB\xBF" + alarm_line(valid_start),
+         "invalid_json"},
+        {"a NUL in alarmType", alarm_line(R"("deviceId":"pump-1","alarmType":"OVER\u0000TEMP")"),
+         "invalid_argument"},
     };
 }
 

@@ -16,7 +16,7 @@ using outpost::Status;
 using outpost::StatusCode;
 using outpost::testing::alarm_topic;
 using outpost::testing::new_event_id;
-using outpost::testing::sample_envelope;
+using outpost::testing::sample_envelope_text;
 
 namespace {
 
@@ -68,7 +68,7 @@ InboundMessage alarm(const std::string& gateway, const std::string& device, std:
                      const std::string& event_id) {
     InboundMessage message;
     message.topic = alarm_topic(gateway, device);
-    message.payload = sample_envelope(gateway, device, seq, event_id, "major").dump();
+    message.payload = sample_envelope_text(gateway, device, seq, event_id, "major");
     return message;
 }
 
@@ -164,7 +164,7 @@ TEST_CASE("an invalid message goes to quarantine with its reason, then may be ac
     const std::string id = new_event_id();
     InboundMessage spoofed;
     spoofed.topic = alarm_topic("gw-1", "dev-1");
-    spoofed.payload = sample_envelope("gw-666", "dev-1", 1, id).dump();
+    spoofed.payload = sample_envelope_text("gw-666", "dev-1", 1, id);
     CHECK(h.delivery->deliver(spoofed) == Verdict::kQuarantined);
     REQUIRE(h.sink.sent.size() == 1);
     const SinkMessage& sent = h.sink.sent[0];
@@ -247,4 +247,22 @@ TEST_CASE("latency percentiles come from the forwarded sends") {
               Verdict::kForwarded);
     }
     CHECK(h.stats.to_json_line().find(R"("send_latency_ms":{"count":20,)") != std::string::npos);
+}
+
+TEST_CASE("an envelope with eventId three times is quarantined, never sent under any of them") {
+    Harness h;
+    const std::string ids[] = {new_event_id(), new_event_id(), new_event_id()};
+    InboundMessage repeated;
+    repeated.topic = alarm_topic("gw-1", "dev-1");
+    repeated.payload = "{\"eventId\":\"" + ids[0] + "\",\"eventId\":\"" + ids[1] + "\"," +
+                       sample_envelope_text("gw-1", "dev-1", 1, ids[2]).substr(1);
+    CHECK(h.delivery->deliver(repeated) == Verdict::kQuarantined);
+    REQUIRE(h.sink.sent.size() == 1);
+    const SinkMessage& sent = h.sink.sent[0];
+    CHECK(sent.topic == "outpost_quarantine");
+    CHECK(sent.tags == "malformed_json");
+    CHECK(sent.keys == quarantine_key(repeated.topic, repeated.payload));  // no eventId trusted
+    CHECK(sent.properties.at("OUTPOST_DETAIL").find("eventId") != std::string::npos);
+    // None of the three counts as seen: the genuine event still goes through.
+    CHECK(h.delivery->deliver(alarm("gw-1", "dev-1", 1, ids[2])) == Verdict::kForwarded);
 }

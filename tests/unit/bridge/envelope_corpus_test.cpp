@@ -11,6 +11,7 @@ using namespace outpost::bridge;
 using nlohmann::json;
 using outpost::testing::alarm_topic;
 using outpost::testing::sample_envelope;
+using outpost::testing::sample_envelope_text;
 
 namespace {
 
@@ -25,7 +26,7 @@ InboundMessage message_of(const std::string& payload,
 }
 
 std::string valid_payload() {
-    return sample_envelope("gw-1", "dev-1", 1, kEventId).dump();
+    return sample_envelope_text("gw-1", "dev-1", 1, kEventId);
 }
 
 // The envelope with `field` set to `value` (or erased when value is null).
@@ -51,14 +52,6 @@ std::string verdict(const InboundMessage& message, const IdentityConfig& identit
 
 std::string verdict(const std::string& payload) {
     return verdict(message_of(payload));
-}
-
-std::string nested(int depth) {
-    std::string text;
-    for (int i = 0; i < depth; ++i) text += "{\"a\":";
-    text += "1";
-    for (int i = 0; i < depth; ++i) text += "}";
-    return text;
 }
 
 }  // namespace
@@ -100,19 +93,13 @@ TEST_CASE("invalid UTF-8 is invalid_utf8, wherever it sits") {
 
 TEST_CASE("nesting deeper than the limit is json_too_deep, and cheap even when hostile") {
     json envelope = sample_envelope("gw-1", "dev-1", 1, kEventId);
-    envelope["payload"]["extra"] = json::parse(nested(20));
+    json deep = 1;
+    for (int i = 0; i < 20; ++i) deep = json{{"a", deep}};
+    envelope["payload"]["extra"] = deep;
     CHECK(verdict(envelope.dump()) == "json_too_deep");
     // 200k open brackets: refused without recursion or a deep tree.
     CHECK(verdict(std::string(200000, '[')) == "json_too_deep");
     CHECK(verdict(std::string(100000, '[') + std::string(100000, ']')) == "json_too_deep");
-}
-
-TEST_CASE("the depth bound counts containers: {} is 1, {\"a\":{}} is 2") {
-    CHECK(std::holds_alternative<json>(parse_bounded_json(nested(3), 3)));
-    CHECK(std::holds_alternative<Rejection>(parse_bounded_json(nested(4), 3)));
-    CHECK(std::holds_alternative<json>(parse_bounded_json("[[1],[2]]", 2)));
-    CHECK(std::holds_alternative<Rejection>(parse_bounded_json("[[[1]]]", 2)));
-    CHECK(std::holds_alternative<json>(parse_bounded_json("7", 1)));
 }
 
 TEST_CASE("schema violations name the field") {
@@ -133,6 +120,7 @@ TEST_CASE("schema violations name the field") {
         {with_field("seq", "1"), "seq"},
         {with_field("seq", 0), "seq"},
         {with_field("seq", 1.5), "seq"},
+        {with_field("seq", 1e308), "seq"},
         {with_field("aggregateType", ""), "aggregateType"},
         {with_field("aggregateId", std::string(257, 'x')), "aggregateId"},
         {with_field("occurredAt", "yesterday"), "occurredAt"},
@@ -156,13 +144,94 @@ TEST_CASE("schema violations name the field") {
     }
 }
 
-TEST_CASE("JSON Schema's own rules: 1.0 is an integer, lengths count characters") {
-    CHECK(verdict(with_field("seq", 1.0)) == "ok");
+TEST_CASE("lengths count characters, as JSON Schema's maxLength does") {
     CHECK(verdict(with_field("aggregateType", std::string(64, 'a'))) == "ok");
     std::string accents;
     for (int i = 0; i < 64; ++i) accents += "\xc3\xa9";  // 64 characters, 128 bytes
     CHECK(verdict(with_field("aggregateType", accents)) == "ok");
+    CHECK(verdict(with_field("aggregateType", accents + "\xc3\xa9")) == "schema_violation");
     CHECK(verdict(with_field("occurredAt", "2024-06-01T12:00:00+02:00")) == "ok");
+}
+
+// Issue 15's holes: what a hostile gateway sent and the bridge used to forward.
+
+TEST_CASE("an envelope that repeats eventId three times is malformed_json, never forwarded") {
+    // nlohmann alone would keep the last eventId for KEYS while a first-wins
+    // parser at the consumer reads the first: the dedupe key and the body
+    // would disagree.
+    const std::string valid = valid_payload();
+    const std::string repeated =
+        "{\"eventId\":\"0190a1b2-c3d4-7e5f-8a6b-000000000001\","
+        "\"eventId\":\"0190a1b2-c3d4-7e5f-8a6b-000000000002\"," +
+        valid.substr(1);
+    REQUIRE(json::parse(repeated)["eventId"] == kEventId);
+    auto checked = check_inbound(message_of(repeated), LimitsConfig{}, IdentityConfig{});
+    REQUIRE(std::holds_alternative<Rejection>(checked));
+    const Rejection& rejection = std::get<Rejection>(checked);
+    CHECK(rejection.reason == QuarantineReason::kMalformedJson);
+    CHECK(rejection.detail.find("repeats key \"eventId\"") != std::string::npos);
+    CHECK(rejection.event_id.empty());  // no eventId can be trusted
+}
+
+TEST_CASE("a key repeated inside the payload is malformed_json too") {
+    std::string repeated = valid_payload();
+    repeated.replace(repeated.find("\"severity\""), 0, "\"severity\":\"info\",");
+    CHECK(verdict(repeated) == "malformed_json");
+}
+
+TEST_CASE("a NUL or other control character in a string field is schema_violation") {
+    const std::string controls[] = {std::string("\0", 1), "\x01", "\x1b", "\r", "\x7f", "\xc2\x9b"};
+    for (const std::string& control : controls) {
+        INFO("control byte " << static_cast<int>(static_cast<unsigned char>(control.back())));
+        json envelope = sample_envelope("gw-1", "dev-1", 1, kEventId);
+        envelope["payload"]["alarmType"] = "over" + control + "heat";
+        CHECK(verdict(envelope.dump()) == "schema_violation");
+        for (const char* field : {"aggregateType", "aggregateId", "bootId"}) {
+            CHECK(verdict(with_field(field, "x" + control)) == "schema_violation");
+        }
+        envelope = sample_envelope("gw-1", "dev-1", 1, kEventId);
+        envelope["payload"]["unit"] = "C" + control;
+        CHECK(verdict(envelope.dump()) == "schema_violation");
+        envelope = sample_envelope("gw-1", "dev-1", 1, kEventId);
+        envelope["payload"]["text"] = "hot" + control;
+        CHECK(verdict(envelope.dump()) == "schema_violation");
+    }
+}
+
+TEST_CASE("tab and line feed are allowed in payload.text only") {
+    json envelope = sample_envelope("gw-1", "dev-1", 1, kEventId);
+    envelope["payload"]["text"] = "line one\n\tline two";
+    CHECK(verdict(envelope.dump()) == "ok");
+    envelope["payload"]["alarmType"] = "over\theat";
+    CHECK(verdict(envelope.dump()) == "schema_violation");
+    CHECK(verdict(with_field("aggregateId", "dev-1\noverheat")) == "schema_violation");
+}
+
+TEST_CASE("seq 1e+308, 1.0 or beyond int64 is schema_violation: integers are integer literals") {
+    // JSON Schema's "integer" would take 1.0; the contract does not, so that
+    // every consumer can read seq and uptimeMs into an int64 (see
+    // common/envelope_contract.h).
+    const std::string valid = valid_payload();
+    auto with_seq_text = [&](const std::string& text) {
+        std::string payload = valid;
+        const std::size_t at = payload.find("\"seq\":1,") + 6;
+        payload.replace(at, 1, text);
+        return payload;
+    };
+    REQUIRE(verdict(with_seq_text("1")) == "ok");
+    for (const char* bad : {"1e+308", "1.0", "1e0", "10E-1", "9223372036854775808",
+                            "18446744073709551616", "-1", "0"}) {
+        INFO("seq " << bad);
+        CHECK(verdict(with_seq_text(bad)) == "schema_violation");
+    }
+    CHECK(verdict(with_seq_text("9223372036854775807")) == "ok");
+    CHECK(verdict(with_seq_text("1e400")) == "malformed_json");  // beyond double range
+    CHECK(verdict(with_field("uptimeMs", 5.0)) == "schema_violation");
+    CHECK(verdict(with_field("schemaVersion", 1.0)) == "schema_violation");
+}
+
+TEST_CASE("a UTF-8 byte-order mark before the JSON is malformed_json") {
+    CHECK(verdict("\xEF\xBB\xBF" + valid_payload()) == "malformed_json");
 }
 
 TEST_CASE("a spoofed gatewayId is gateway_mismatch and keeps its eventId for operators") {

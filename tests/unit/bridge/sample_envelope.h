@@ -1,5 +1,7 @@
-// Envelopes shaped exactly like the gateway's (src/store/envelope.cpp), for
-// the bridge's unit and integration tests.
+// Envelopes for the bridge's unit and integration tests, built by the
+// gateway's own builder (store/envelope.h), so they are shaped exactly like
+// what gateways publish: one definition of the envelope, not a copy. Link
+// store_dep.
 #ifndef OUTPOST_TESTS_BRIDGE_SAMPLE_ENVELOPE_H
 #define OUTPOST_TESTS_BRIDGE_SAMPLE_ENVELOPE_H
 
@@ -9,6 +11,8 @@
 #include <string>
 
 #include "common/uuid.h"
+#include "outpost/alarm.h"
+#include "store/envelope.h"
 
 namespace outpost::testing {
 
@@ -18,23 +22,33 @@ inline std::string new_event_id() {
                             .count());
 }
 
+// An "overheat" alarm of `device_id` at 97.5 C, recorded 12.345 s after
+// 1970 (a gateway before NTP), as the store builds it.
+inline std::string sample_envelope_text(const std::string& gateway_id, const std::string& device_id,
+                                        std::int64_t seq, const std::string& event_id,
+                                        const std::string& severity = "critical") {
+    Alarm alarm;
+    alarm.device_id = device_id;
+    alarm.alarm_type = "overheat";
+    alarm.severity = parse_severity(severity).value_or(Severity::kCritical);
+    alarm.value = 97.5;
+    alarm.unit = "C";
+    store::EnvelopeContext context;
+    context.event_id = event_id;
+    context.gateway_id = gateway_id;
+    context.seq = seq;
+    context.wall_ms = 12'345;
+    context.boot_id = "6f1c0d2e-1111-4a4a-9b9b-000000000001";
+    context.uptime_ms = 12'345;
+    return store::alarm_envelope(alarm, context);
+}
+
+// The same, parsed, for tests that change a field.
 inline nlohmann::json sample_envelope(const std::string& gateway_id, const std::string& device_id,
                                       std::int64_t seq, const std::string& event_id,
                                       const std::string& severity = "critical") {
-    return nlohmann::json{
-        {"eventId", event_id},
-        {"eventType", "ALARM_RAISED"},
-        {"schemaVersion", 1},
-        {"gatewayId", gateway_id},
-        {"deviceId", device_id},
-        {"seq", seq},
-        {"aggregateType", "alarm"},
-        {"aggregateId", device_id + "/overheat"},
-        {"occurredAt", "1970-01-01T00:00:12.345Z"},
-        {"bootId", "6f1c0d2e-1111-4a4a-9b9b-000000000001"},
-        {"uptimeMs", 12345},
-        {"payload",
-         {{"alarmType", "overheat"}, {"severity", severity}, {"value", 97.5}, {"unit", "C"}}}};
+    return nlohmann::json::parse(
+        sample_envelope_text(gateway_id, device_id, seq, event_id, severity));
 }
 
 inline std::string alarm_topic(const std::string& gateway_id, const std::string& device_id) {

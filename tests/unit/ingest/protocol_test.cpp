@@ -1,7 +1,7 @@
 // The ingestion protocol without a socket: the alarm object's fields and
-// every refusal alarm_from_json makes, the nesting pre-check, the answers,
-// and RequestHandler::handle giving each wire error code for its case
-// (firmware_glue/ingest-protocol.md). The store is a real one.
+// every refusal alarm_from_json makes, the answers, and RequestHandler::handle
+// giving each wire error code for its case (firmware_glue/ingest-protocol.md).
+// The store is a real one.
 #include "ingest/protocol.h"
 
 #include <catch2/catch.hpp>
@@ -154,17 +154,6 @@ TEST_CASE("each malformed alarm object is refused as invalid_request, naming the
         CHECK(error.code == outpost::ingest::kInvalidRequest);
         CHECK(error.message.find(c.names) != std::string::npos);
     }
-}
-
-TEST_CASE("nesting depth is counted outside strings only, and stops above the limit") {
-    using outpost::ingest::nesting_depth;
-    CHECK(nesting_depth(R"({"op":"ping"})", 16) == 1);
-    CHECK(nesting_depth(raise(kValidFields), 16) == 2);
-    CHECK(nesting_depth(R"({"text":"[[[[{{{{"})", 16) == 1);
-    CHECK(nesting_depth(R"({"text":"a \"quoted [[[ part\" and \\"})", 16) == 1);
-    CHECK(nesting_depth("[[[]],[[[]]]]", 16) == 4);
-    CHECK(nesting_depth(std::string(100000, '['), 16) == 17);
-    CHECK(nesting_depth("", 16) == 0);
 }
 
 TEST_CASE("answers have the documented shape, and a line never breaks on bad UTF-8") {
