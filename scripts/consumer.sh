@@ -97,6 +97,7 @@ cmd_test() {
   exec 9>"$cache_dir/.lock"
   flock 9
   local log="$cache_dir/test.log"
+  rm -rf "$cache_dir/target/surefire-reports"  # no stale verdicts
   if ! mvn_run "$log" test -Doutpost.repo="$repo"; then
     rm -f "$cache_dir/.resolved"  # surefire's own providers may be missing: retry online once
     if ! mvn_run "$log" test -Doutpost.repo="$repo"; then
@@ -105,7 +106,7 @@ cmd_test() {
     fi
   fi
   touch "$cache_dir/.resolved"
-  grep -E "Tests run:" "$log" | tail -1 || true
+  cat "$cache_dir/target/surefire-reports/"*.txt | grep -E "^Tests run:" | sed 's/^/consumer.sh: /'
 }
 
 classpath() {

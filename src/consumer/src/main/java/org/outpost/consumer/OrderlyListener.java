@@ -68,6 +68,10 @@ final class OrderlyListener implements MessageListenerOrderly {
         }
         stats.add(outcome);
         for (String line : outcome.lines()) Log.warn(line);
+        if (outcome.duplicates() > 0) {
+            Log.info("dropped " + outcome.duplicates() + " redelivered event(s) already applied (" + describe(messages.get(0))
+                    + ")");
+        }
         return ConsumeOrderlyStatus.SUCCESS;
     }
 

@@ -65,6 +65,10 @@ public final class StrictJson {
                 throw new EnvelopeException("the body holds more than one JSON value");
             }
         } catch (JsonProcessingException e) {
+            String message = firstLine(e.getOriginalMessage());
+            if (message.startsWith("Duplicate field")) {
+                throw new EnvelopeException("an object holds a key twice (" + message + ")");
+            }
             throw new EnvelopeException("the body is not valid JSON: " + firstLine(e.getOriginalMessage()));
         } catch (IOException e) {
             throw new EnvelopeException("the body cannot be read: " + e.getMessage());
