@@ -76,6 +76,7 @@ cmd_build() {
   local sum
   sum=$(source_sum)
   if [[ -f "$cache_dir/.built" && "$(cat "$cache_dir/.built")" == "$sum" && -d "$cache_dir/lib" ]]; then
+    exec 9>&-
     return 0
   fi
   local log="$cache_dir/build.log"
@@ -91,9 +92,16 @@ cmd_build() {
   echo "$sum" >"$cache_dir/.built"
 }
 
+# Runs cmd_build under the lock and releases it: a consumer exec'd afterwards
+# must not inherit (and hold for its whole life) the lock's descriptor.
+build_locked() {
+  cmd_build
+  exec 9>&-
+}
+
 cmd_test() {
   require_tools
-  cmd_build
+  build_locked
   exec 9>"$cache_dir/.lock"
   flock 9
   local log="$cache_dir/test.log"
@@ -114,17 +122,17 @@ classpath() {
 }
 
 case "${1:-}" in
-  build) cmd_build ;;
+  build) build_locked ;;
   test) cmd_test ;;
-  classpath) cmd_build && classpath ;;
+  classpath) build_locked && classpath ;;
   run)
     shift
-    cmd_build
+    build_locked
     exec "$java_bin" "${jvm_opts[@]}" -cp "$(classpath)" org.outpost.consumer.Main "$@"
     ;;
   bench)
     shift
-    cmd_build
+    build_locked
     exec "$java_bin" -Xms256m -Xmx512m -cp "$(classpath)" org.outpost.consumer.bench.ConsumerBench "$@"
     ;;
   -h | --help) usage ;;

@@ -39,6 +39,15 @@ Usage: outpost-torture --mode powercut|kill|e2e [options]
                     ../bridge/outpost-bridge in a build tree)
   --rocketmq-script PATH  e2e: scripts/rocketmq.sh of an Outpost checkout
                     (default: the one this program was built from)
+                    With RocketMQ, outpost-consumer (the Java reference
+                    consumer) reads the bridge's topic into a SQLite database,
+                    killed at the consumer fault points (before its COMMIT;
+                    after it, before the offset acknowledgement) and
+                    restarted; every acknowledged alarm must end with exactly
+                    one business row, and no other row may exist.
+  --no-consumer     e2e: no consumer leg
+  --consumer-script PATH  e2e: scripts/consumer.sh of an Outpost checkout
+                    (default: the one this program was built from)
   --cuts N          runs that end in a power cut, or SIGKILLs that fired (100)
   --seed S          derives every run's parameters (1)
   --workers K       threads recording at once (4; 1 makes a run repeatable)
@@ -59,8 +68,10 @@ L, P and I are all zero.
 
 #ifdef OUTPOST_SOURCE_ROOT
 constexpr const char* kDefaultRocketMqScript = OUTPOST_SOURCE_ROOT "/scripts/rocketmq.sh";
+constexpr const char* kDefaultConsumerScript = OUTPOST_SOURCE_ROOT "/scripts/consumer.sh";
 #else
 constexpr const char* kDefaultRocketMqScript = "scripts/rocketmq.sh";
+constexpr const char* kDefaultConsumerScript = "scripts/consumer.sh";
 #endif
 
 // outpost-bridge installed beside this program, or in its build tree.
@@ -163,6 +174,10 @@ std::optional<CampaignOptions> parse_options(int argc, char** argv, std::string*
             if (!need_text(&options.bridge_binary)) return std::nullopt;
         } else if (arg == "--rocketmq-script") {
             if (!need_text(&options.rocketmq_script)) return std::nullopt;
+        } else if (arg == "--no-consumer") {
+            options.consumer = false;
+        } else if (arg == "--consumer-script") {
+            if (!need_text(&options.consumer_script)) return std::nullopt;
         } else if (arg == "--verbose") {
             options.verbose = true;
         } else if (arg == "--keep-failures") {
@@ -213,6 +228,12 @@ std::optional<CampaignOptions> parse_options(int argc, char** argv, std::string*
                            " (see --bridge, --rocketmq-script, --no-rocketmq)";
                 return std::nullopt;
             }
+        }
+        if (options.consumer_script.empty()) options.consumer_script = kDefaultConsumerScript;
+        if (options.consumer && ::access(options.consumer_script.c_str(), X_OK) != 0) {
+            *message = "the consumer leg needs " + options.consumer_script +
+                       " (see --consumer-script, --no-consumer)";
+            return std::nullopt;
         }
     }
     return options;

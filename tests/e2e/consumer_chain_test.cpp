@@ -49,7 +49,9 @@ bool all_applied(const ConsumerDatabase& db, std::size_t n) {
 
 std::size_t occurrences(const std::string& text, const std::string& needle) {
     std::size_t count = 0;
-    for (std::size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++count;
+    for (std::size_t at = text.find(needle); at != std::string::npos;
+         at = text.find(needle, at + 1))
+        ++count;
     return count;
 }
 
@@ -57,7 +59,8 @@ std::size_t occurrences(const std::string& text, const std::string& needle) {
 long long redelivered_dropped(const std::string& log) {
     static const std::regex line("dropped ([0-9]+) redelivered");
     long long total = 0;
-    for (auto it = std::sregex_iterator(log.begin(), log.end(), line); it != std::sregex_iterator(); ++it) {
+    for (auto it = std::sregex_iterator(log.begin(), log.end(), line); it != std::sregex_iterator();
+         ++it) {
         total += std::atoll((*it)[1].str().c_str());
     }
     return total;
@@ -79,22 +82,26 @@ TEST_CASE("every alarm a gateway records is applied exactly once, in SQLite and 
     std::vector<std::unique_ptr<ConsumerProcess>> consumers;
     for (const ConsumerDatabase& db : dbs) {
         consumers.push_back(std::make_unique<ConsumerProcess>(
-            dir, "consumer-" + db.label(), consumer_flags(topic, "once_" + db.label() + "_" + run_id(), db)));
+            dir, "consumer-" + db.label(),
+            consumer_flags(topic, "once_" + db.label() + "_" + run_id(), db)));
         consumers.back()->start();
     }
     Gateway gateway(dir, "gw-once", broker.uri());
     const std::vector<outpost::RecordedEvent> events = gateway.record(4, 15);
     REQUIRE(gateway.drained(std::chrono::seconds(60)));
     for (std::size_t i = 0; i < dbs.size(); ++i) {
-        const bool applied = wait_until([&] { return all_applied(dbs[i], events.size()); }, kApplyLimit);
-        INFO(dbs[i].label() << " consumer log: " << consumers[i]->log() << " | bridge log: " << bridge.log());
+        const bool applied =
+            wait_until([&] { return all_applied(dbs[i], events.size()); }, kApplyLimit);
+        INFO(dbs[i].label() << " consumer log: " << consumers[i]->log()
+                            << " | bridge log: " << bridge.log());
         REQUIRE(applied);
         check_exactly_once(dbs[i], ids_of(events));
         CHECK(dbs[i].count("SELECT count(*) FROM device_state WHERE last_seq = 15") == 4);
         CHECK(dbs[i].count("SELECT count(*) FROM seq_anomaly") == 0);
         CHECK(dbs[i].count("SELECT count(*) FROM quarantine") == 0);
         // The business row carries the gateway's fields.
-        CHECK(dbs[i].query("SELECT device_id || ' ' || seq || ' ' || severity || ' ' || unit FROM alarm WHERE event_id = '" +
+        CHECK(dbs[i].query("SELECT device_id || ' ' || seq || ' ' || severity || ' ' || unit FROM "
+                           "alarm WHERE event_id = '" +
                            events[5].event_id + "'") == "dev-1 2 major C\n");
     }
 }
@@ -107,8 +114,8 @@ TEST_CASE("redeliveries of every kind leave exactly one business row per eventId
     const std::string group = "redeliver_" + run_id();
     create_rocketmq_topic(topic, 4);
     BridgeProcess bridge(dir, "bridge",
-                         bridge_config(broker.uri(), "bridge-redeliver-" + run_id(), topic, topic + "_q",
-                                       dir.file("status.json")));
+                         bridge_config(broker.uri(), "bridge-redeliver-" + run_id(), topic,
+                                       topic + "_q", dir.file("status.json")));
     // 1. The bridge dies by SIGKILL after RocketMQ's SEND_OK for its 5th
     //    message, before the MQTT PUBACK: mosquitto redelivers, RocketMQ
     //    stores that event twice.
@@ -124,13 +131,15 @@ TEST_CASE("redeliveries of every kind leave exactly one business row per eventId
     const std::vector<outpost::RecordedEvent> events = gateway.record(4, 10);
     const std::set<std::string> ids = ids_of(events);
     {
-        const bool bridge_killed = wait_until([&] { return !bridge.running(); }, std::chrono::seconds(60));
+        const bool bridge_killed =
+            wait_until([&] { return !bridge.running(); }, std::chrono::seconds(60));
         INFO("bridge log: " << bridge.log());
         REQUIRE(bridge_killed);
         bridge.start();
     }
     {
-        const bool consumer_killed = wait_until([&] { return consumer.killed_by_sigkill(); }, kApplyLimit);
+        const bool consumer_killed =
+            wait_until([&] { return consumer.killed_by_sigkill(); }, kApplyLimit);
         INFO("consumer log: " << consumer.log());
         REQUIRE(consumer_killed);
         consumer.start();
@@ -152,7 +161,8 @@ TEST_CASE("redeliveries of every kind leave exactly one business row per eventId
     consumer.start();
     const bool replayed = wait_until(
         [&] {
-            return redelivered_dropped(consumer.full_log()) >= static_cast<long long>(stored.size());
+            return redelivered_dropped(consumer.full_log()) >=
+                   static_cast<long long>(stored.size());
         },
         kApplyLimit);
     INFO("consumer log: " << consumer.log());
@@ -162,35 +172,44 @@ TEST_CASE("redeliveries of every kind leave exactly one business row per eventId
     CHECK(occurrences(consumer.full_log(), "OUTPOST_FAULT consumer.after_commit:2 reached") == 1);
 }
 
-TEST_CASE("a consumer killed before or after its COMMIT, before its offset ack, loses nothing and applies nothing twice") {
+TEST_CASE(
+    "a consumer killed before or after its COMMIT, before its offset ack, loses nothing and "
+    "applies nothing twice") {
     require_consumer_built();
     TempDir dir;
     Mosquitto broker;
-    const std::string topic = "it_consumer_kill_" + run_id();
+    // Catch2 runs the test case once per section: a topic of its own for each
+    // run, so one database's consumer never sees the other run's events.
+    static int pass = 0;
+    const std::string name = run_id() + "_" + std::to_string(pass++);
+    const std::string topic = "it_consumer_kill_" + name;
     create_rocketmq_topic(topic, 4);
     BridgeProcess bridge(dir, "bridge",
-                         bridge_config(broker.uri(), "bridge-kill-" + run_id(), topic, topic + "_q",
+                         bridge_config(broker.uri(), "bridge-kill-" + name, topic, topic + "_q",
                                        dir.file("status.json")));
     bridge.start();
     for (const ConsumerDatabase& db : databases(dir)) {
         DYNAMIC_SECTION("database " << db.label()) {
-            ConsumerProcess consumer(dir, "consumer-" + db.label(),
-                                     consumer_flags(topic, "kill_" + db.label() + "_" + run_id(), db, 3));
-            const std::vector<std::string> faults = {"consumer.after_commit:1", "consumer.before_commit:2",
-                                                     "consumer.after_commit:3", "consumer.before_commit:1",
-                                                     "consumer.after_commit:2"};
+            ConsumerProcess consumer(
+                dir, "consumer-" + db.label(),
+                consumer_flags(topic, "kill_" + db.label() + "_" + run_id(), db, 3));
+            const std::vector<std::string> faults = {
+                "consumer.after_commit:1", "consumer.before_commit:2", "consumer.after_commit:3",
+                "consumer.before_commit:1", "consumer.after_commit:2"};
             consumer.start(faults[0]);
             Gateway gateway(dir, "gw-kill-" + db.label(), broker.uri());
             const std::vector<outpost::RecordedEvent> events = gateway.record(3, 12);
             const std::set<std::string> ids = ids_of(events);
             for (std::size_t k = 0; k < faults.size(); ++k) {
-                const bool killed = wait_until([&] { return consumer.killed_by_sigkill(); }, kApplyLimit);
+                const bool killed =
+                    wait_until([&] { return consumer.killed_by_sigkill(); }, kApplyLimit);
                 INFO("waiting for " << faults[k] << "; consumer log: " << consumer.log());
                 REQUIRE(killed);
                 consumer.start(k + 1 < faults.size() ? faults[k + 1] : "");
             }
             REQUIRE(gateway.drained(std::chrono::seconds(60)));
-            const bool applied = wait_until([&] { return all_applied(db, ids.size()); }, kApplyLimit);
+            const bool applied =
+                wait_until([&] { return all_applied(db, ids.size()); }, kApplyLimit);
             INFO("consumer log: " << consumer.log());
             REQUIRE(applied);
             consumer.terminate();
@@ -206,7 +225,9 @@ TEST_CASE("a consumer killed before or after its COMMIT, before its offset ack, 
     }
 }
 
-TEST_CASE("a missing or late seq is reported, and an unknown schemaVersion is quarantined after retries") {
+TEST_CASE(
+    "a missing or late seq is reported, and an unknown schemaVersion is quarantined after "
+    "retries") {
     require_consumer_built();
     TempDir dir;
     Mosquitto broker;
@@ -224,7 +245,8 @@ TEST_CASE("a missing or late seq is reported, and an unknown schemaVersion is qu
     // A gateway whose events reach the bridge as 1, 2, 4, 3, 5 (what two
     // bridge instances can do to one device, or a gateway that lost a row).
     std::vector<GatewayEvent> events;
-    for (std::int64_t seq : {1, 2, 4, 3, 5}) events.push_back({"gw-seq", "dev-1", seq, new_event_id()});
+    for (std::int64_t seq : {1, 2, 4, 3, 5})
+        events.push_back({"gw-seq", "dev-1", seq, new_event_id()});
     {
         GatewayPublisher gateway(broker.uri(), "gw-seq-" + run_id());
         REQUIRE_NOTHROW(gateway.publish_all(outgoing(events)));
@@ -235,27 +257,35 @@ TEST_CASE("a missing or late seq is reported, and an unknown schemaVersion is qu
     newer["schemaVersion"] = 2;
     const GatewayEvent after{"gw-seq", "dev-1", 7, new_event_id()};
     {
-        const bool forwarded = wait_until([&] { return bridge.counter("forwarded") >= events.size(); },
-                                          std::chrono::seconds(60));
+        const bool forwarded = wait_until(
+            [&] { return bridge.counter("forwarded") >= events.size(); }, std::chrono::seconds(60));
         INFO("bridge log: " << bridge.log());
         REQUIRE(forwarded);
         outpost::rocketmq::ProducerOptions options;
         options.name_server_addresses = rocketmq_env()["NAMESRV_ADDR"];
         outpost::rocketmq::Producer producer(options);
-        REQUIRE(producer.send(topic, "critical", newer["eventId"].get<std::string>(), newer.dump(), "dev-1"));
-        REQUIRE(producer.send(topic, "critical", after.event_id, after.outgoing().payload, "dev-1"));
+        REQUIRE(producer.send(topic, "critical", newer["eventId"].get<std::string>(), newer.dump(),
+                              "dev-1"));
+        REQUIRE(
+            producer.send(topic, "critical", after.event_id, after.outgoing().payload, "dev-1"));
     }
-    const bool applied = wait_until([&] { return all_applied(db, events.size() + 1); }, kApplyLimit);
+    const bool applied =
+        wait_until([&] { return all_applied(db, events.size() + 1); }, kApplyLimit);
     INFO("consumer log: " << consumer.log());
     REQUIRE(applied);
     CHECK(db.count("SELECT count(*) FROM alarm") == 6);
     CHECK(db.count("SELECT last_seq FROM device_state WHERE device_id = 'dev-1'") == 7);
-    CHECK(db.query("SELECT kind || ' ' || expected_seq || ' ' || seq FROM seq_anomaly ORDER BY id") ==
-          "gap 3 4\nlate 5 3\ngap 6 7\n");
+    CHECK(
+        db.query("SELECT kind || ' ' || expected_seq || ' ' || seq FROM seq_anomaly ORDER BY id") ==
+        "gap 3 4\nlate 5 3\ngap 6 7\n");
     const std::string log = consumer.full_log();
     CHECK(log.find("seq gap: device gw-seq/dev-1 expected seq 3, got 4") != std::string::npos);
-    CHECK(log.find("seq late: device gw-seq/dev-1 already at seq 4, got seq 3") != std::string::npos);
-    CHECK(occurrences(log, "schemaVersion 2 is not understood by this consumer") >= 3);  // 2 retries + quarantine
-    CHECK(db.count("SELECT count(*) FROM quarantine WHERE reason LIKE 'schemaVersion 2 is not understood%' "
-                   "AND message_keys = '" + newer["eventId"].get<std::string>() + "'") == 1);
+    CHECK(log.find("seq late: device gw-seq/dev-1 already at seq 4, got seq 3") !=
+          std::string::npos);
+    CHECK(occurrences(log, "schemaVersion 2 is not understood by this consumer") >=
+          3);  // 2 retries + quarantine
+    CHECK(db.count("SELECT count(*) FROM quarantine WHERE reason LIKE 'schemaVersion 2 is not "
+                   "understood%' "
+                   "AND message_keys = '" +
+                   newer["eventId"].get<std::string>() + "'") == 1);
 }

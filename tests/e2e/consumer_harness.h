@@ -25,7 +25,9 @@
 
 namespace outpost::testing {
 
-inline std::string consumer_script() { return std::string(OUTPOST_SOURCE_ROOT) + "/scripts/consumer.sh"; }
+inline std::string consumer_script() {
+    return std::string(OUTPOST_SOURCE_ROOT) + "/scripts/consumer.sh";
+}
 
 // Output of a shell command (stdout only), and its exit status.
 inline std::string shell_output(const std::string& command, int* status = nullptr) {
@@ -33,7 +35,8 @@ inline std::string shell_output(const std::string& command, int* status = nullpt
     FILE* pipe = ::popen(command.c_str(), "r");
     if (pipe == nullptr) throw std::runtime_error("popen failed: " + command);
     char buffer[4096];
-    for (size_t got; (got = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) output.append(buffer, got);
+    for (size_t got; (got = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;)
+        output.append(buffer, got);
     const int rc = ::pclose(pipe);
     if (status != nullptr) *status = rc;
     return output;
@@ -68,7 +71,8 @@ class ConsumerDatabase final {
         if (env_path == nullptr || *env_path == '\0') return std::nullopt;
         std::map<std::string, std::string> env;
         std::ifstream file(env_path);
-        for (std::string key, value; std::getline(file, key, '=') && std::getline(file, value);) env[key] = value;
+        for (std::string key, value; std::getline(file, key, '=') && std::getline(file, value);)
+            env[key] = value;
         static std::atomic<int> counter{0};
         ConsumerDatabase db;
         db.label_ = "postgresql";
@@ -77,9 +81,10 @@ class ConsumerDatabase final {
         const std::string name = "consumer_it_" + run_id() + "_" + std::to_string(counter++);
         db.url_ = "jdbc:postgresql://127.0.0.1:" + env["PG_PORT"] + "/" + name;
         int status = 0;
-        const std::string out = shell_output(std::string(OUTPOST_SOURCE_ROOT) + "/scripts/postgres.sh psql " +
-                                                 db.pg_dir_ + " -qAtc 'CREATE DATABASE " + name + "' 2>&1",
-                                             &status);
+        const std::string out =
+            shell_output(std::string(OUTPOST_SOURCE_ROOT) + "/scripts/postgres.sh psql " +
+                             db.pg_dir_ + " -qAtc 'CREATE DATABASE " + name + "' 2>&1",
+                         &status);
         INFO("CREATE DATABASE: " << one_line(out));
         REQUIRE(status == 0);
         db.pg_database_ = name;
@@ -102,8 +107,8 @@ class ConsumerDatabase final {
         if (label_ == "sqlite") {
             command = "sqlite3 -batch '" + path_ + "' \"" + sql + "\" 2>/dev/null";
         } else {
-            command = std::string(OUTPOST_SOURCE_ROOT) + "/scripts/postgres.sh psql " + pg_dir_ + " -d " +
-                      pg_database_ + " -qAtc \"" + sql + "\" 2>/dev/null";
+            command = std::string(OUTPOST_SOURCE_ROOT) + "/scripts/postgres.sh psql " + pg_dir_ +
+                      " -d " + pg_database_ + " -qAtc \"" + sql + "\" 2>/dev/null";
         }
         return shell_output(command);
     }
@@ -148,7 +153,8 @@ class ConsumerProcess final {
         if (!fault.empty()) env.push_back("OUTPOST_FAULT=" + fault);
         posix_spawn_file_actions_t actions;
         posix_spawn_file_actions_init(&actions);
-        posix_spawn_file_actions_addopen(&actions, 1, log_path_.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+        posix_spawn_file_actions_addopen(&actions, 1, log_path_.c_str(),
+                                         O_WRONLY | O_CREAT | O_APPEND, 0644);
         posix_spawn_file_actions_adddup2(&actions, 1, 2);
         std::vector<char*> args, envp;
         for (auto& arg : argv) args.push_back(arg.data());
@@ -261,9 +267,18 @@ inline std::set<std::string> ids_of(const std::vector<RecordedEvent>& events) {
 // Flags for a consumer of `topic` as `group` into `db`.
 inline std::vector<std::string> consumer_flags(const std::string& topic, const std::string& group,
                                                const ConsumerDatabase& db, int batch_size = 8) {
-    std::vector<std::string> flags = {"--name-servers", rocketmq_env()["NAMESRV_ADDR"], "--topic", topic,
-                                      "--group", group, "--batch-size", std::to_string(batch_size),
-                                      "--retry-pause-ms", "200", "--offset-persist-interval-ms", "1000"};
+    std::vector<std::string> flags = {"--name-servers",
+                                      rocketmq_env()["NAMESRV_ADDR"],
+                                      "--topic",
+                                      topic,
+                                      "--group",
+                                      group,
+                                      "--batch-size",
+                                      std::to_string(batch_size),
+                                      "--retry-pause-ms",
+                                      "200",
+                                      "--offset-persist-interval-ms",
+                                      "1000"};
     const std::vector<std::string> db_flags = db.flags();
     flags.insert(flags.end(), db_flags.begin(), db_flags.end());
     return flags;

@@ -30,7 +30,7 @@ public final class FaultPoints {
     }
 
     /** "name" or "name:N"; anything not naming a consumer point leaves every point inert. */
-    static FaultPoints parse(String spec) {
+    public static FaultPoints parse(String spec) {
         if (spec == null || spec.isEmpty()) return new FaultPoints(null, 0);
         String[] parts = spec.split(":");
         if (!POINTS.contains(parts[0])) return new FaultPoints(null, 0);

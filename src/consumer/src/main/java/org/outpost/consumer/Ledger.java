@@ -7,7 +7,9 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.sql.Types;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 
 /**
@@ -41,6 +43,8 @@ public final class Ledger implements AutoCloseable {
     private final boolean dedupe;
     private final FaultPoints faults;
     private Connection connection;
+    // Prepared once per connection (the same few statements for every event).
+    private final Map<String, PreparedStatement> statements = new HashMap<>();
 
     /**
      * @param consumer the dedupe namespace: two consumers with different names each apply every
@@ -109,25 +113,24 @@ public final class Ledger implements AutoCloseable {
 
     private void applyOne(Envelope event, Outcome outcome) throws SQLException {
         if (dedupe) {
-            try (PreparedStatement insert = connection.prepareStatement(
-                    "INSERT INTO processed_event (consumer, event_id) VALUES (?, ?) ON CONFLICT DO NOTHING")) {
-                insert.setString(1, consumer);
-                insert.setString(2, event.eventId());
-                if (insert.executeUpdate() == 0) {  // I1: seen before, and committed
-                    outcome.duplicates++;
-                    return;
-                }
+            PreparedStatement insert = statement(
+                    "INSERT INTO processed_event (consumer, event_id) VALUES (?, ?) ON CONFLICT DO NOTHING");
+            insert.setString(1, consumer);
+            insert.setString(2, event.eventId());
+            if (insert.executeUpdate() == 0) {  // I1: seen before, and committed
+                outcome.duplicates++;
+                return;
             }
         }
         Long lastSeq = null;
-        try (PreparedStatement select = connection.prepareStatement(
-                "SELECT last_seq FROM device_state WHERE gateway_id = ? AND device_id = ?")) {
-            select.setString(1, event.gatewayId());
-            select.setString(2, event.deviceId());
-            try (ResultSet row = select.executeQuery()) {
-                if (row.next()) lastSeq = row.getLong(1);
-            }
+        PreparedStatement select = statement(
+                "SELECT last_seq FROM device_state WHERE gateway_id = ? AND device_id = ?");
+        select.setString(1, event.gatewayId());
+        select.setString(2, event.deviceId());
+        try (ResultSet row = select.executeQuery()) {
+            if (row.next()) lastSeq = row.getLong(1);
         }
+
         long expected = lastSeq == null ? 1 : lastSeq + 1;
         if (event.seq() != expected) {
             String kind = event.seq() > expected ? "gap" : "late";
@@ -150,81 +153,86 @@ public final class Ledger implements AutoCloseable {
     }
 
     private void insertAlarm(Envelope event) throws SQLException {
-        try (PreparedStatement insert = connection.prepareStatement(
+        PreparedStatement insert = statement(
                 "INSERT INTO alarm (event_id, gateway_id, device_id, seq, event_type, alarm_type, severity, value, unit, "
-                        + "text, occurred_at, boot_id, uptime_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
-            insert.setString(1, event.eventId());
-            insert.setString(2, event.gatewayId());
-            insert.setString(3, event.deviceId());
-            insert.setLong(4, event.seq());
-            insert.setString(5, event.eventType());
-            insert.setString(6, event.alarmType());
-            insert.setString(7, event.severity());
-            setDouble(insert, 8, event.value());
-            insert.setString(9, event.unit());
-            insert.setString(10, event.text());
-            insert.setString(11, event.occurredAt());
-            insert.setString(12, event.bootId());
-            insert.setLong(13, event.uptimeMs());
-            insert.executeUpdate();
-        }
+                        + "text, occurred_at, boot_id, uptime_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+        insert.setString(1, event.eventId());
+        insert.setString(2, event.gatewayId());
+        insert.setString(3, event.deviceId());
+        insert.setLong(4, event.seq());
+        insert.setString(5, event.eventType());
+        insert.setString(6, event.alarmType());
+        insert.setString(7, event.severity());
+        setDouble(insert, 8, event.value());
+        insert.setString(9, event.unit());
+        insert.setString(10, event.text());
+        insert.setString(11, event.occurredAt());
+        insert.setString(12, event.bootId());
+        insert.setLong(13, event.uptimeMs());
+        insert.executeUpdate();
     }
 
     private void moveDeviceState(Envelope event) throws SQLException {
-        try (PreparedStatement upsert = connection.prepareStatement(
+        PreparedStatement upsert = statement(
                 "INSERT INTO device_state (gateway_id, device_id, last_seq, last_event_id, last_event_type, alarm_type, "
                         + "severity, value, occurred_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
                         + "ON CONFLICT (gateway_id, device_id) DO UPDATE SET last_seq = excluded.last_seq, "
                         + "last_event_id = excluded.last_event_id, last_event_type = excluded.last_event_type, "
                         + "alarm_type = excluded.alarm_type, severity = excluded.severity, value = excluded.value, "
                         + "occurred_at = excluded.occurred_at, updated_at = " + (dialect == Dialect.SQLITE
-                                ? "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')" : "now()"))) {
-            upsert.setString(1, event.gatewayId());
-            upsert.setString(2, event.deviceId());
-            upsert.setLong(3, event.seq());
-            upsert.setString(4, event.eventId());
-            upsert.setString(5, event.eventType());
-            upsert.setString(6, event.alarmType());
-            upsert.setString(7, event.severity());
-            setDouble(upsert, 8, event.value());
-            upsert.setString(9, event.occurredAt());
-            upsert.executeUpdate();
-        }
+                                ? "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')" : "now()"));
+        upsert.setString(1, event.gatewayId());
+        upsert.setString(2, event.deviceId());
+        upsert.setLong(3, event.seq());
+        upsert.setString(4, event.eventId());
+        upsert.setString(5, event.eventType());
+        upsert.setString(6, event.alarmType());
+        upsert.setString(7, event.severity());
+        setDouble(upsert, 8, event.value());
+        upsert.setString(9, event.occurredAt());
+        upsert.executeUpdate();
     }
 
     private void recordAnomaly(Envelope event, String kind, long expected) throws SQLException {
-        try (PreparedStatement insert = connection.prepareStatement(
+        PreparedStatement insert = statement(
                 "INSERT INTO seq_anomaly (consumer, gateway_id, device_id, kind, expected_seq, seq, event_id) "
-                        + "VALUES (?, ?, ?, ?, ?, ?, ?)")) {
-            insert.setString(1, consumer);
-            insert.setString(2, event.gatewayId());
-            insert.setString(3, event.deviceId());
-            insert.setString(4, kind);
-            insert.setLong(5, expected);
-            insert.setLong(6, event.seq());
-            insert.setString(7, event.eventId());
-            insert.executeUpdate();
-        }
+                        + "VALUES (?, ?, ?, ?, ?, ?, ?)");
+        insert.setString(1, consumer);
+        insert.setString(2, event.gatewayId());
+        insert.setString(3, event.deviceId());
+        insert.setString(4, kind);
+        insert.setLong(5, expected);
+        insert.setLong(6, event.seq());
+        insert.setString(7, event.eventId());
+        insert.executeUpdate();
     }
 
     private void quarantine(Item item, Outcome outcome) throws SQLException {
-        try (PreparedStatement insert = connection.prepareStatement(
+        PreparedStatement insert = statement(
                 "INSERT INTO quarantine (consumer, topic, broker, queue_id, queue_offset, message_keys, reason, body) "
-                        + "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING")) {
-            insert.setString(1, consumer);
-            insert.setString(2, item.topic());
-            insert.setString(3, item.broker());
-            insert.setInt(4, item.queueId());
-            insert.setLong(5, item.queueOffset());
-            insert.setString(6, item.keys());
-            insert.setString(7, item.reason());
-            insert.setBytes(8, item.body());
-            if (insert.executeUpdate() > 0) {
-                outcome.quarantined++;
-                outcome.lines.add("quarantined " + item.topic() + "/" + item.broker() + "/" + item.queueId() + "@"
-                        + item.queueOffset() + " (KEYS " + item.keys() + "): " + item.reason());
-            }
+                        + "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING");
+        insert.setString(1, consumer);
+        insert.setString(2, item.topic());
+        insert.setString(3, item.broker());
+        insert.setInt(4, item.queueId());
+        insert.setLong(5, item.queueOffset());
+        insert.setString(6, item.keys());
+        insert.setString(7, item.reason());
+        insert.setBytes(8, item.body());
+        if (insert.executeUpdate() > 0) {
+            outcome.quarantined++;
+            outcome.lines.add("quarantined " + item.topic() + "/" + item.broker() + "/" + item.queueId() + "@"
+                    + item.queueOffset() + " (KEYS " + item.keys() + "): " + item.reason());
         }
+    }
+
+    private PreparedStatement statement(String sql) throws SQLException {
+        PreparedStatement prepared = statements.get(sql);
+        if (prepared == null) {
+            prepared = connection.prepareStatement(sql);
+            statements.put(sql, prepared);
+        }
+        return prepared;
     }
 
     private static void setDouble(PreparedStatement statement, int index, Double value) throws SQLException {
@@ -234,6 +242,7 @@ public final class Ledger implements AutoCloseable {
 
     private void drop() {
         if (connection == null) return;
+        statements.clear();  // closed with their connection
         try {
             connection.rollback();
         } catch (SQLException ignored) {
