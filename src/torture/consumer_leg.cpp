@@ -86,7 +86,7 @@ std::string ConsumerLeg::start_consumer(bool armed) {
     return error;
 }
 
-std::string ConsumerLeg::tend() {
+std::string ConsumerLeg::reap() {
     if (consumer_->running()) return "";
     const int status = consumer_->wait_status();
     if (!armed_ || !WIFSIGNALED(status) || WTERMSIG(status) != SIGKILL) {
@@ -96,11 +96,18 @@ std::string ConsumerLeg::tend() {
     ++kills_;
     planner_.killed(run_);
     ++run_;
-    return start_consumer(true);
+    return "";
+}
+
+std::string ConsumerLeg::tend() {
+    if (consumer_->running()) return "";
+    const std::string ended = reap();
+    return ended.empty() ? start_consumer(true) : ended;
 }
 
 std::map<std::string, int> ConsumerLeg::settle(const std::set<std::string>& wanted,
-                                               std::chrono::seconds limit) {
+                                               std::chrono::seconds limit, std::string* ended) {
+    *ended = reap();    // a kill since the last tend() counts too
     consumer_.reset();  // SIGTERM: a clean stop, or the kill it was waiting for
     start_consumer(false);
     std::map<std::string, int> rows;
@@ -171,7 +178,12 @@ std::string ConsumerLeg::log_tail() const {
 void check_consumer(ConsumerLeg& consumer, const std::string& gateway_db,
                     const faults::EvidenceLog& log, std::chrono::seconds limit, Totals* totals,
                     faults::DeliveryReport* report, std::vector<std::string>* problems) {
-    const std::map<std::string, int> rows = consumer.settle(log.acknowledged_event_ids(), limit);
+    const uint64_t kills_before = consumer.kills();
+    std::string ended;
+    const std::map<std::string, int> rows =
+        consumer.settle(log.acknowledged_event_ids(), limit, &ended);
+    if (!ended.empty()) problems->push_back(ended);
+    totals->cuts += consumer.kills() - kills_before;
     *report = faults::check_delivery(gateway_db, log, "consumer database", rows, true);
     totals->lost += report->lost();
     totals->phantom += report->phantom;

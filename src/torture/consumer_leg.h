@@ -37,11 +37,12 @@ class ConsumerLeg final {
     // other end is an error, returned) and starts it again armed with the
     // next point.
     std::string tend();
-    // Restarts it unarmed and waits until its database holds a row for
-    // every id of `wanted` (or `limit` passes); returns eventId -> business
-    // rows (alarm table).
+    // Counts a kill since the last tend() (*ended: an end that was not the
+    // armed kill), restarts it unarmed and waits until its database holds a
+    // row for every id of `wanted` (or `limit` passes); returns eventId ->
+    // business rows (alarm table).
     std::map<std::string, int> settle(const std::set<std::string>& wanted,
-                                      std::chrono::seconds limit);
+                                      std::chrono::seconds limit, std::string* ended);
     // Dedupe records (processed_event rows); -1 if unreadable.
     long long dedupe_records() const;
     // Redelivered events the consumer dropped as already applied (its log).
@@ -53,6 +54,8 @@ class ConsumerLeg final {
 
   private:
     ConsumerLeg(const CampaignOptions& options, std::string scratch);
+    // If the consumer ended: counts its armed SIGKILL, or returns the other end.
+    std::string reap();
     std::string start_consumer(bool armed);
     std::map<std::string, int> read_rows() const;
 
@@ -72,7 +75,8 @@ class ConsumerLeg final {
 // then C1 every acknowledged alarm has a business row (else lost), C2 every
 // row is an event of the gateway database (else phantom), C3 no eventId has
 // more than one row and there is one dedupe record per row (else an
-// integrity failure). Adds to *totals, fills *report, appends *problems.
+// integrity failure). Adds to *totals (a last consumer kill included),
+// fills *report, appends *problems.
 void check_consumer(ConsumerLeg& consumer, const std::string& gateway_db,
                     const faults::EvidenceLog& log, std::chrono::seconds limit, Totals* totals,
                     faults::DeliveryReport* report, std::vector<std::string>* problems);

@@ -194,8 +194,7 @@ TEST_CASE(
                 dir, "consumer-" + db.label(),
                 consumer_flags(topic, "kill_" + db.label() + "_" + run_id(), db, 3));
             const std::vector<std::string> faults = {
-                "consumer.after_commit:1", "consumer.before_commit:2", "consumer.after_commit:3",
-                "consumer.before_commit:1", "consumer.after_commit:2"};
+                "consumer.after_commit:1", "consumer.before_commit:2", "consumer.after_commit:2"};
             consumer.start(faults[0]);
             Gateway gateway(dir, "gw-kill-" + db.label(), broker.uri());
             const std::vector<outpost::RecordedEvent> events = gateway.record(3, 12);
