@@ -15,23 +15,6 @@ namespace {
 
 // Small batches: more COMMITs per run, so every hit the planner picks is reached.
 constexpr int kBatchSize = 4;
-
-// Runs `command`; its output (stdout and stderr) and exit status.
-std::string run_command(const std::string& command, int* status) {
-    std::string output;
-    FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
-    if (pipe == nullptr) {
-        *status = -1;
-        return output;
-    }
-    char buffer[4096];
-    for (size_t got; (got = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) {
-        output.append(buffer, got);
-    }
-    *status = ::pclose(pipe);
-    return output;
-}
-
 }  // namespace
 
 ConsumerLeg::ConsumerLeg(const CampaignOptions& options, std::string scratch)
@@ -47,7 +30,7 @@ std::unique_ptr<ConsumerLeg> ConsumerLeg::start(const CampaignOptions& options,
                                                 const std::string& name_servers,
                                                 const std::string& topic, std::string* error) {
     int status = 0;
-    const std::string built = run_command(options.consumer_script + " build", &status);
+    const std::string built = run_command(options.consumer_script + " build 2>&1", &status);
     if (status != 0) {
         *error = "scripts/consumer.sh build failed: " + built;
         return nullptr;

@@ -66,18 +66,32 @@ long long redelivered_dropped(const std::string& log) {
     return total;
 }
 
+// The chain up to RocketMQ for one test: mosquitto, a topic of its own, and
+// the bridge between them (armed with OUTPOST_FAULT=`bridge_fault` if given).
+struct Chain {
+    explicit Chain(const std::string& name, const char* bridge_fault = nullptr)
+        : topic("it_consumer_" + name),
+          bridge(dir, "bridge",
+                 bridge_config(broker.uri(), "bridge-" + name, topic, topic + "_q",
+                               dir.file("status.json"))) {
+        require_consumer_built();
+        create_rocketmq_topic(topic, 4);
+        if (bridge_fault != nullptr) ::setenv("OUTPOST_FAULT", bridge_fault, 1);
+        bridge.start();
+        ::unsetenv("OUTPOST_FAULT");
+    }
+    TempDir dir;
+    Mosquitto broker;
+    const std::string topic;
+    BridgeProcess bridge;
+};
+
 }  // namespace
 
 TEST_CASE("every alarm a gateway records is applied exactly once, in SQLite and in PostgreSQL") {
-    require_consumer_built();
-    TempDir dir;
-    Mosquitto broker;
-    const std::string topic = "it_consumer_once_" + run_id();
-    create_rocketmq_topic(topic, 4);
-    BridgeProcess bridge(dir, "bridge",
-                         bridge_config(broker.uri(), "bridge-once-" + run_id(), topic, topic + "_q",
-                                       dir.file("status.json")));
-    bridge.start();
+    Chain chain("once_" + run_id());
+    const TempDir& dir = chain.dir;
+    const std::string& topic = chain.topic;
     const std::vector<ConsumerDatabase> dbs = databases(dir);
     std::vector<std::unique_ptr<ConsumerProcess>> consumers;
     for (const ConsumerDatabase& db : dbs) {
@@ -86,14 +100,14 @@ TEST_CASE("every alarm a gateway records is applied exactly once, in SQLite and 
             consumer_flags(topic, "once_" + db.label() + "_" + run_id(), db)));
         consumers.back()->start();
     }
-    Gateway gateway(dir, "gw-once", broker.uri());
+    Gateway gateway(dir, "gw-once", chain.broker.uri());
     const std::vector<outpost::RecordedEvent> events = gateway.record(4, 15);
     REQUIRE(gateway.drained(std::chrono::seconds(60)));
     for (std::size_t i = 0; i < dbs.size(); ++i) {
         const bool applied =
             wait_until([&] { return all_applied(dbs[i], events.size()); }, kApplyLimit);
         INFO(dbs[i].label() << " consumer log: " << consumers[i]->log()
-                            << " | bridge log: " << bridge.log());
+                            << " | bridge log: " << chain.bridge.log());
         REQUIRE(applied);
         check_exactly_once(dbs[i], ids_of(events));
         CHECK(dbs[i].count("SELECT count(*) FROM device_state WHERE last_seq = 15") == 4);
@@ -107,27 +121,20 @@ TEST_CASE("every alarm a gateway records is applied exactly once, in SQLite and 
 }
 
 TEST_CASE("redeliveries of every kind leave exactly one business row per eventId") {
-    require_consumer_built();
-    TempDir dir;
-    Mosquitto broker;
-    const std::string topic = "it_consumer_redeliver_" + run_id();
-    const std::string group = "redeliver_" + run_id();
-    create_rocketmq_topic(topic, 4);
-    BridgeProcess bridge(dir, "bridge",
-                         bridge_config(broker.uri(), "bridge-redeliver-" + run_id(), topic,
-                                       topic + "_q", dir.file("status.json")));
     // 1. The bridge dies by SIGKILL after RocketMQ's SEND_OK for its 5th
     //    message, before the MQTT PUBACK: mosquitto redelivers, RocketMQ
     //    stores that event twice.
-    ::setenv("OUTPOST_FAULT", "bridge.after_send:5", 1);
-    bridge.start();
-    ::unsetenv("OUTPOST_FAULT");
+    Chain chain("redeliver_" + run_id(), "bridge.after_send:5");
+    const TempDir& dir = chain.dir;
+    const std::string& topic = chain.topic;
+    BridgeProcess& bridge = chain.bridge;
+    const std::string group = "redeliver_" + run_id();
     const ConsumerDatabase db = ConsumerDatabase::sqlite(dir);
     // 2. The consumer dies by SIGKILL after its second COMMIT, before the
     //    offset reached the broker: RocketMQ redelivers that batch.
     ConsumerProcess consumer(dir, "consumer", consumer_flags(topic, group, db, 4));
     consumer.start("consumer.after_commit:2");
-    Gateway gateway(dir, "gw-redeliver", broker.uri());
+    Gateway gateway(dir, "gw-redeliver", chain.broker.uri());
     const std::vector<outpost::RecordedEvent> events = gateway.record(4, 10);
     const std::set<std::string> ids = ids_of(events);
     {
@@ -175,19 +182,12 @@ TEST_CASE("redeliveries of every kind leave exactly one business row per eventId
 TEST_CASE(
     "a consumer killed before or after its COMMIT, before its offset ack, loses nothing and "
     "applies nothing twice") {
-    require_consumer_built();
-    TempDir dir;
-    Mosquitto broker;
     // Catch2 runs the test case once per section: a topic of its own for each
     // run, so one database's consumer never sees the other run's events.
     static int pass = 0;
-    const std::string name = run_id() + "_" + std::to_string(pass++);
-    const std::string topic = "it_consumer_kill_" + name;
-    create_rocketmq_topic(topic, 4);
-    BridgeProcess bridge(dir, "bridge",
-                         bridge_config(broker.uri(), "bridge-kill-" + name, topic, topic + "_q",
-                                       dir.file("status.json")));
-    bridge.start();
+    Chain chain("kill_" + run_id() + "_" + std::to_string(pass++));
+    const TempDir& dir = chain.dir;
+    const std::string& topic = chain.topic;
     for (const ConsumerDatabase& db : databases(dir)) {
         DYNAMIC_SECTION("database " << db.label()) {
             ConsumerProcess consumer(
@@ -196,7 +196,7 @@ TEST_CASE(
             const std::vector<std::string> faults = {
                 "consumer.after_commit:1", "consumer.before_commit:2", "consumer.after_commit:2"};
             consumer.start(faults[0]);
-            Gateway gateway(dir, "gw-kill-" + db.label(), broker.uri());
+            Gateway gateway(dir, "gw-kill-" + db.label(), chain.broker.uri());
             const std::vector<outpost::RecordedEvent> events = gateway.record(3, 12);
             const std::set<std::string> ids = ids_of(events);
             for (std::size_t k = 0; k < faults.size(); ++k) {
@@ -227,15 +227,10 @@ TEST_CASE(
 TEST_CASE(
     "a missing or late seq is reported, and an unknown schemaVersion is quarantined after "
     "retries") {
-    require_consumer_built();
-    TempDir dir;
-    Mosquitto broker;
-    const std::string topic = "it_consumer_seq_" + run_id();
-    create_rocketmq_topic(topic, 4);
-    BridgeProcess bridge(dir, "bridge",
-                         bridge_config(broker.uri(), "bridge-seq-" + run_id(), topic, topic + "_q",
-                                       dir.file("status.json")));
-    bridge.start();
+    Chain chain("seq_" + run_id());
+    const TempDir& dir = chain.dir;
+    const std::string& topic = chain.topic;
+    BridgeProcess& bridge = chain.bridge;
     const ConsumerDatabase db = ConsumerDatabase::sqlite(dir);
     std::vector<std::string> flags = consumer_flags(topic, "seq_" + run_id(), db, 1);
     flags.insert(flags.end(), {"--version-retries", "2"});
@@ -247,7 +242,7 @@ TEST_CASE(
     for (std::int64_t seq : {1, 2, 4, 3, 5})
         events.push_back({"gw-seq", "dev-1", seq, new_event_id()});
     {
-        GatewayPublisher gateway(broker.uri(), "gw-seq-" + run_id());
+        GatewayPublisher gateway(chain.broker.uri(), "gw-seq-" + run_id());
         REQUIRE_NOTHROW(gateway.publish_all(outgoing(events)));
     }
     // A schemaVersion-2 envelope from a newer gateway and bridge, straight to
