@@ -43,6 +43,8 @@ public final class Config {
             new Option("version_retries", "3",
                     "redeliveries of an unknown schemaVersion before it is quarantined (0..1000000)", false),
             new Option("retry_pause_ms", "1000", "pause of a queue before a retry (DB error, unknown version)", false),
+            new Option("start_timeout_ms", "60000",
+                    "how long a start keeps retrying an unreachable name server or broker before exit 1", false),
             new Option("offset_persist_interval_ms", "5000", "how often acknowledged offsets are sent to the broker", false),
             new Option("status_interval_ms", "0", "print a status line with the counters this often (0: never)", false),
             new Option("client_log_dir", null, "directory of the RocketMQ client's own log (default: ~/logs/rocketmqlogs)", false));
@@ -124,6 +126,7 @@ public final class Config {
         checkRange(problems, "version_retries", 0, 1_000_000);
         checkRange(problems, "retry_pause_ms", 10, 600_000);
         checkRange(problems, "offset_persist_interval_ms", 100, 600_000);
+        checkRange(problems, "start_timeout_ms", 0, 86_400_000);
         checkRange(problems, "status_interval_ms", 0, 86_400_000);
         if (!problems.isEmpty()) throw new IllegalArgumentException(String.join("; ", problems));
     }

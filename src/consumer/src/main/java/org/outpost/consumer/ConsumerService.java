@@ -15,7 +15,10 @@ public final class ConsumerService {
         this.consumer = consumer;
     }
 
-    /** Subscribes and starts; MQClientException says why it could not. */
+    /**
+     * Subscribes and starts; MQClientException says why it could not (and the half-started
+     * client is shut down, so the caller may try again).
+     */
     public static ConsumerService start(Config config, Ledger ledger, Stats stats, EnvelopeReader reader)
             throws MQClientException {
         DefaultMQPushConsumer consumer = new DefaultMQPushConsumer(config.group());
@@ -36,7 +39,12 @@ public final class ConsumerService {
         consumer.subscribe(config.get("topic"), config.get("tags"));
         consumer.registerMessageListener(new OrderlyListener(reader, ledger, stats, config.integer("version_retries"),
                 config.integer("retry_pause_ms")));
-        consumer.start();
+        try {
+            consumer.start();
+        } catch (MQClientException | RuntimeException e) {
+            consumer.shutdown();  // frees the client instance, so a later attempt may register again
+            throw e;
+        }
         return new ConsumerService(consumer);
     }
 

@@ -8,9 +8,12 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.sql.Types;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 
 /**
  * The consumer's database: business effect and dedupe record in one transaction.
@@ -97,9 +100,15 @@ public final class Ledger implements AutoCloseable {
         open();
         Outcome outcome = new Outcome();
         try {
+            Set<String> firsts = dedupe ? claim(items) : null;
             for (Item item : items) {
-                if (item.quarantined()) quarantine(item, outcome);
-                else applyOne(item.envelope(), outcome);
+                if (item.quarantined()) {
+                    quarantine(item, outcome);
+                } else if (firsts != null && !firsts.remove(item.envelope().eventId())) {
+                    outcome.duplicates++;  // I1: applied before (or earlier in this batch)
+                } else {
+                    applyOne(item.envelope(), outcome);
+                }
             }
             faults.hit("consumer.before_commit");
             connection.commit();  // I2, I3: the one point where the batch becomes true
@@ -112,16 +121,6 @@ public final class Ledger implements AutoCloseable {
     }
 
     private void applyOne(Envelope event, Outcome outcome) throws SQLException {
-        if (dedupe) {
-            PreparedStatement insert = statement(
-                    "INSERT INTO processed_event (consumer, event_id) VALUES (?, ?) ON CONFLICT DO NOTHING");
-            insert.setString(1, consumer);
-            insert.setString(2, event.eventId());
-            if (insert.executeUpdate() == 0) {  // I1: seen before, and committed
-                outcome.duplicates++;
-                return;
-            }
-        }
         Long lastSeq = null;
         PreparedStatement select = statement(
                 "SELECT last_seq FROM device_state WHERE gateway_id = ? AND device_id = ?");
@@ -150,6 +149,33 @@ public final class Ledger implements AutoCloseable {
         insertAlarm(event);
         if (lastSeq == null || event.seq() > lastSeq) moveDeviceState(event);
         outcome.applied++;
+    }
+
+    /**
+     * Inserts the dedupe records of the batch's events in one statement and returns the eventIds
+     * it inserted: the events this batch is the first to apply. The others were applied by an
+     * earlier, committed batch (I1).
+     */
+    private Set<String> claim(List<Item> items) throws SQLException {
+        Set<String> ids = new LinkedHashSet<>();
+        for (Item item : items) {
+            if (!item.quarantined()) ids.add(item.envelope().eventId());
+        }
+        Set<String> inserted = new HashSet<>();
+        if (ids.isEmpty()) return inserted;
+        StringBuilder sql = new StringBuilder("INSERT INTO processed_event (consumer, event_id) VALUES ");
+        for (int i = 0; i < ids.size(); i++) sql.append(i == 0 ? "(?, ?)" : ", (?, ?)");
+        sql.append(" ON CONFLICT DO NOTHING RETURNING event_id");
+        PreparedStatement insert = statement(sql.toString());
+        int index = 1;
+        for (String id : ids) {
+            insert.setString(index++, consumer);
+            insert.setString(index++, id);
+        }
+        try (ResultSet rows = insert.executeQuery()) {
+            while (rows.next()) inserted.add(rows.getString(1));
+        }
+        return inserted;
     }
 
     private void insertAlarm(Envelope event) throws SQLException {

@@ -71,11 +71,8 @@ public final class Main {
             return EXIT_FAILURE;
         }
         Stats stats = new Stats();
-        ConsumerService service;
-        try {
-            service = ConsumerService.start(config, ledger, stats, new EnvelopeReader(schema));
-        } catch (Exception e) {
-            System.err.println("outpost-consumer: cannot start the RocketMQ consumer: " + e.getMessage());
+        ConsumerService service = startWithRetries(config, ledger, stats, new EnvelopeReader(schema));
+        if (service == null) {
             ledger.close();
             return EXIT_FAILURE;
         }
@@ -97,6 +94,36 @@ public final class Main {
             Thread.currentThread().interrupt();
         }
         return EXIT_OK;
+    }
+
+    /**
+     * Starts the RocketMQ consumer, retrying with capped backoff while the name server or broker
+     * cannot be reached (a restart during a broker hiccup must not end the process) for up to
+     * start_timeout_ms; null once that passed, every failure logged.
+     */
+    private static ConsumerService startWithRetries(Config config, Ledger ledger, Stats stats, EnvelopeReader reader) {
+        long deadline = System.nanoTime() + config.integer("start_timeout_ms") * 1_000_000L;
+        long pauseMs = 250;
+        for (int attempt = 1;; attempt++) {
+            try {
+                return ConsumerService.start(config, ledger, stats, reader);
+            } catch (Exception e) {
+                if (System.nanoTime() + pauseMs * 1_000_000L > deadline) {
+                    System.err.println("outpost-consumer: cannot start the RocketMQ consumer (" + attempt
+                            + " attempts over start_timeout_ms " + config.get("start_timeout_ms") + "): " + e.getMessage());
+                    return null;
+                }
+                Log.warn("cannot start the RocketMQ consumer (attempt " + attempt + "): " + e.getMessage() + "; retry in "
+                        + pauseMs + " ms");
+            }
+            try {
+                Thread.sleep(pauseMs);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return null;
+            }
+            pauseMs = Math.min(pauseMs * 2, 5_000);
+        }
     }
 
     static String help() {
