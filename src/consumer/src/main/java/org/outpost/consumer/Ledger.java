@@ -22,8 +22,9 @@ import java.util.Set;
  *
  * <ol>
  *   <li>I1. An event's business rows (alarm, device_state, seq_anomaly) are written only in the
- *       transaction that inserts its dedupe record (consumer, eventId). A second delivery finds
- *       the record and writes nothing.
+ *       transaction that inserts its dedupe record (consumer, eventId); {@link #claim} inserts a
+ *       batch's records first and returns the ids it inserted. A second delivery finds the record
+ *       (committed by an earlier batch, or claimed earlier in the same one) and writes nothing.
  *   <li>I2. {@link #apply} returns only after COMMIT returned; the caller acknowledges the offset
  *       to RocketMQ only after that. A crash before the COMMIT leaves nothing (the redelivery
  *       applies it); a crash after the COMMIT and before the offset ack leaves the rows and the
