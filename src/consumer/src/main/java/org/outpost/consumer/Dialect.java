@@ -53,7 +53,8 @@ public enum Dialect {
                         + "    event_id     " + text + " NOT NULL,\n"
                         + "    processed_at " + now + ",\n"
                         + "    PRIMARY KEY (consumer, event_id)\n"
-                        + ")",
+                        // SQLite: the key is the table (one B-tree, not a table and an index).
+                        + ")" + (this == SQLITE ? " WITHOUT ROWID" : ""),
                 // The business effect: one row per alarm event.
                 "CREATE TABLE IF NOT EXISTS alarm (\n"
                         + "    event_id    " + text + " PRIMARY KEY,\n"
