@@ -19,8 +19,8 @@ import java.util.regex.Pattern;
  * the rules, so a change to the schema file changes what the consumer accepts with no code change.
  *
  * <p>It implements the JSON Schema keywords the envelope schema uses (type, required, properties,
- * additionalProperties, const, enum, pattern, minimum, minLength, maxLength, format date-time,
- * $ref into $defs) and refuses to load a schema that uses any other validation keyword: a schema
+ * additionalProperties, const, enum, pattern, minimum, maximum, minLength, maxLength, format
+ * date-time, $ref into $defs) and refuses to load a schema that uses any other validation keyword: a schema
  * that grew a rule this code cannot check fails at start-up, never silently.
  */
 public final class EnvelopeSchema {
@@ -30,7 +30,7 @@ public final class EnvelopeSchema {
     private static final Set<String> ANNOTATIONS = Set.of("$schema", "$id", "title", "description", "$comment");
     private static final Set<String> KEYWORDS =
             Set.of("type", "required", "properties", "additionalProperties", "const", "enum", "pattern",
-                    "minimum", "minLength", "maxLength", "format", "$ref", "$defs");
+                    "minimum", "maximum", "minLength", "maxLength", "format", "$ref", "$defs");
     private static final Pattern DATE_TIME =
             Pattern.compile("^(\\d{4})-(\\d{2})-(\\d{2})[Tt](\\d{2}):(\\d{2}):(\\d{2})(\\.\\d+)?([Zz]|[+-]\\d{2}:\\d{2})\\z");
 
@@ -148,6 +148,9 @@ public final class EnvelopeSchema {
         if (value.isNumber() && schema.has("minimum") && value.decimalValue().compareTo(schema.get("minimum").decimalValue()) < 0) {
             out.add(name + " must be >= " + schema.get("minimum"));
         }
+        if (value.isNumber() && schema.has("maximum") && value.decimalValue().compareTo(schema.get("maximum").decimalValue()) > 0) {
+            out.add(name + " must be <= " + schema.get("maximum"));
+        }
         if (value.isObject()) {
             for (JsonNode required : schema.path("required")) {
                 if (!value.has(required.asText())) out.add(prefix(path) + required.asText() + " is required");
@@ -168,7 +171,11 @@ public final class EnvelopeSchema {
         return path.isEmpty() ? "" : path + ".";
     }
 
-    /** JSON Schema types; "integer" is any number with a zero fractional part (1.0 included). */
+    /**
+     * JSON Schema types, with "integer" as the envelope contract reads it: an integer literal (1,
+     * not 1.0 or 1e3; a consumer reads seq into a 64-bit integer, and a number written with a
+     * fraction or exponent is exact only up to 2^53).
+     */
     static boolean hasType(JsonNode value, String type) {
         switch (type) {
             case "object": return value.isObject();
@@ -177,8 +184,7 @@ public final class EnvelopeSchema {
             case "boolean": return value.isBoolean();
             case "null": return value.isNull();
             case "number": return value.isNumber();
-            case "integer": return value.isIntegralNumber()
-                    || (value.isFloatingPointNumber() && value.doubleValue() == Math.rint(value.doubleValue()));
+            case "integer": return value.isIntegralNumber();
             default: throw new IllegalStateException("unknown JSON Schema type " + type);
         }
     }

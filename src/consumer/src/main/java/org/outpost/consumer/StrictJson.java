@@ -1,9 +1,12 @@
 package org.outpost.consumer;
 
+import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.core.json.JsonReadFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -17,21 +20,31 @@ import java.nio.charset.StandardCharsets;
 import java.util.Map;
 
 /**
- * JSON as the envelope contract reads it, stricter than RFC 8259 leaves room for: the same rules
- * the gateway and the bridge apply (schema/event.schema.json, "Envelope text rules" in
- * docs/CONSUMING.md).
+ * JSON as the envelope contract reads it, stricter than RFC 8259 leaves room for: the rules the
+ * gateway and the bridge apply beyond what a JSON Schema can state (schema/event.schema.json's
+ * description; "Envelope text rules" in docs/CONSUMING.md).
  *
  * <ul>
  *   <li>UTF-8, well formed, with no byte order mark;
  *   <li>one JSON value and nothing after it;
  *   <li>no object with the same key twice (parsers disagree on which one wins);
- *   <li>no control character (U+0000 to U+001F, U+007F) in any string or key, escaped or not;
- *   <li>every integer within a signed 64-bit integer, every other number finite as a double.
+ *   <li>nesting at most {@link #MAX_DEPTH} objects and arrays deep ({} is 1);
+ *   <li>every integer literal within a signed 64-bit integer, every other number finite as a
+ *       double. (Whether a field takes 1.0 or 1e3 as an integer is the schema's "integer" type:
+ *       {@link EnvelopeSchema} takes only integer literals, as the bridge does.)
  * </ul>
+ *
+ * <p>Control characters are the schema's business: its patterns refuse them field by field
+ * (payload.text may hold tab and line feed).
  */
 public final class StrictJson {
+    /** The bridge's depth limit (its max_depth default): the envelope with a flat payload is 2. */
+    public static final int MAX_DEPTH = 16;
+
     private static final ObjectMapper MAPPER =
-            JsonMapper.builder()
+            JsonMapper.builder(JsonFactory.builder()
+                            .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(MAX_DEPTH).build())
+                            .build())
                     .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
                     .disable(JsonReadFeature.ALLOW_UNESCAPED_CONTROL_CHARS)
                     .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
@@ -64,6 +77,8 @@ public final class StrictJson {
             if (parser.nextToken() != null && parser.currentToken() != JsonToken.NOT_AVAILABLE) {
                 throw new EnvelopeException("the body holds more than one JSON value");
             }
+        } catch (StreamConstraintsException e) {
+            throw new EnvelopeException("the body nests objects and arrays deeper than " + MAX_DEPTH);
         } catch (JsonProcessingException e) {
             String message = firstLine(e.getOriginalMessage());
             if (message.startsWith("Duplicate field")) {
@@ -80,41 +95,19 @@ public final class StrictJson {
     private static void check(JsonNode node, String path) throws EnvelopeException {
         if (node.isObject()) {
             for (Map.Entry<String, JsonNode> field : node.properties()) {
-                String where = path.isEmpty() ? field.getKey() : path + "." + field.getKey();
-                if (hasControl(field.getKey())) {
-                    throw new EnvelopeException("a key holds a control character (in " + printable(where) + ")");
-                }
-                check(field.getValue(), where);
+                check(field.getValue(), path.isEmpty() ? field.getKey() : path + "." + field.getKey());
             }
         } else if (node.isArray()) {
             for (int i = 0; i < node.size(); i++) check(node.get(i), path + "[" + i + "]");
-        } else if (node.isTextual()) {
-            if (hasControl(node.textValue())) {
-                throw new EnvelopeException(printable(path) + " holds a control character");
-            }
         } else if (node.isBigInteger() && !node.canConvertToLong()) {
-            throw new EnvelopeException(printable(path) + " is an integer outside the signed 64-bit range");
+            throw new EnvelopeException(name(path) + " is an integer outside the signed 64-bit range");
         } else if (node.isFloatingPointNumber() && !Double.isFinite(node.doubleValue())) {
-            throw new EnvelopeException(printable(path) + " is a number too large for a double");
+            throw new EnvelopeException(name(path) + " is a number too large for a double");
         }
     }
 
-    private static boolean hasControl(String text) {
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            if (c < 0x20 || c == 0x7F) return true;
-        }
-        return false;
-    }
-
-    private static String printable(String text) {
-        StringBuilder out = new StringBuilder();
-        for (int i = 0; i < text.length() && i < 80; i++) {
-            char c = text.charAt(i);
-            if (c < 0x20 || c == 0x7F) out.append(String.format("\\u%04x", (int) c));
-            else out.append(c);
-        }
-        return out.length() == 0 ? "the document" : out.toString();
+    private static String name(String path) {
+        return path.isEmpty() ? "the document" : path;
     }
 
     private static String firstLine(String text) {

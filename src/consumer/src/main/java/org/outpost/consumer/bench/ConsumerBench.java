@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
+import org.apache.rocketmq.client.exception.MQBrokerException;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.apache.rocketmq.client.producer.SendResult;
 import org.apache.rocketmq.client.producer.SendStatus;
@@ -147,10 +148,19 @@ public final class ConsumerBench {
         return topic;
     }
 
+    /** Sends a batch to its queue, waiting out the broker's flow control (SYSTEM_BUSY) a while. */
     private static void send(DefaultMQProducer producer, List<Message> batch, MessageQueue queue) throws Exception {
-        SendResult result = producer.send(new ArrayList<>(batch), queue);
-        if (result.getSendStatus() != SendStatus.SEND_OK) throw new IllegalStateException("send: " + result);
-        batch.clear();
+        for (int attempt = 1;; attempt++) {
+            try {
+                SendResult result = producer.send(new ArrayList<>(batch), queue);
+                if (result.getSendStatus() != SendStatus.SEND_OK) throw new IllegalStateException("send: " + result);
+                batch.clear();
+                return;
+            } catch (MQBrokerException e) {
+                if (attempt == 50) throw e;
+                Thread.sleep(200);
+            }
+        }
     }
 
     /** A UUIDv7-shaped id, unique per bench run. */
