@@ -33,7 +33,8 @@
 // "store-long" row is exercised by the kill campaign (outpost-torture --mode
 // kill) and tests/faults/store with no more code; a "publish" row by the
 // end-to-end campaign (outpost-torture --mode e2e) and tests/e2e; a "bridge"
-// row by the bridge crash test in tests/e2e.
+// row by the bridge crash test in tests/e2e; a "consumer" row by the e2e
+// campaign's consumer leg.
 #ifndef OUTPOST_COMMON_FAULT_POINT_H
 #define OUTPOST_COMMON_FAULT_POINT_H
 
@@ -54,7 +55,8 @@ struct FaultPointInfo {
     const char* where;  // the step, for people reading a failure report
     // What must run for the point to be reached: "store" (any store
     // writes), "store-long" (enough writes for the WAL to pass the store's
-    // checkpoint threshold, 1000 frames), "publish", "bridge".
+    // checkpoint threshold, 1000 frames), "publish", "bridge", "consumer"
+    // (the Java reference consumer).
     const char* workload;
 };
 
@@ -71,6 +73,12 @@ inline constexpr FaultPointInfo kFaultPoints[] = {
     {"publish.after_puback", "PUBACK received, SENT not yet marked", "publish"},
     {"bridge.before_send", "message validated, RocketMQ send not started", "bridge"},
     {"bridge.after_send", "SEND_OK received, MQTT PUBACK not yet sent", "bridge"},
+    // Hit by outpost-consumer (Java, src/consumer: FaultPoints.java holds the
+    // same names, and its tests compare the two lists), not by C++ code.
+    {"consumer.before_commit", "business rows and dedupe record written, COMMIT not yet run",
+     "consumer"},
+    {"consumer.after_commit", "COMMIT returned, offset not yet acknowledged to RocketMQ",
+     "consumer"},
 };
 
 inline constexpr std::size_t kFaultPointCount = sizeof(kFaultPoints) / sizeof(kFaultPoints[0]);

@@ -17,18 +17,6 @@ namespace {
 
 constexpr std::chrono::seconds kRocketMqTimeout{30};
 
-std::string run_command(const std::string& command) {
-    std::string output;
-    FILE* pipe = ::popen(command.c_str(), "r");
-    if (pipe == nullptr) return output;
-    char buffer[65536];
-    for (size_t got; (got = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) {
-        output.append(buffer, got);
-    }
-    ::pclose(pipe);
-    return output;
-}
-
 }  // namespace
 
 BridgeLeg::BridgeLeg(const CampaignOptions& options, std::string scratch)
@@ -94,9 +82,9 @@ std::unique_ptr<BridgeLeg> BridgeLeg::start(const CampaignOptions& options,
     // Its persistent session must hold the subscription before the first
     // gateway publishes: the broker acknowledges and drops what matches no
     // subscription, and the campaign would count those alarms as lost.
-    const bool subscribed = poll_until(
-        [&] { return leg->bridge_->log().find(", subscribed") != std::string::npos; },
-        kRocketMqTimeout);
+    const bool subscribed =
+        poll_until([&] { return leg->bridge_->log().find(", subscribed") != std::string::npos; },
+                   kRocketMqTimeout);
     if (!subscribed) {
         *error = "outpost-bridge did not subscribe in time: " + leg->log_tail();
         return nullptr;

@@ -38,6 +38,7 @@ class BridgeLeg final {
     uint64_t kills() const { return kills_; }
     std::string kills_per_point() const { return planner_.kills_per_point(); }
     const std::string& topic() const { return topic_; }
+    std::string name_servers() const { return rocketmq_.at("NAMESRV_ADDR"); }
     std::string log_tail() const;
 
   private:

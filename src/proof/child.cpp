@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <thread>
@@ -66,6 +67,22 @@ ChildExit run_child(const std::vector<std::string>& args,
         result.signal = WTERMSIG(status);
     }
     return result;
+}
+
+std::string run_command(const std::string& command, int* status) {
+    std::string output;
+    FILE* pipe = ::popen(command.c_str(), "r");
+    if (pipe == nullptr) {
+        if (status != nullptr) *status = -1;
+        return output;
+    }
+    char buffer[65536];
+    for (size_t got; (got = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) {
+        output.append(buffer, got);
+    }
+    const int ended = ::pclose(pipe);
+    if (status != nullptr) *status = ended;
+    return output;
 }
 
 bool poll_until(const std::function<bool()>& done, std::chrono::milliseconds limit) {

@@ -31,6 +31,10 @@ ChildExit run_child(const std::vector<std::string>& args,
                     const std::vector<std::pair<std::string, std::string>>& env,
                     faults::EvidenceLog& log);
 
+// Runs `command` through the shell; returns its stdout and, if `status` is
+// given, stores the wait status (pclose) there.
+std::string run_command(const std::string& command, int* status = nullptr);
+
 // Polls `done` every 5 ms until it holds (true) or `limit` passes (false).
 bool poll_until(const std::function<bool()>& done, std::chrono::milliseconds limit);
 

@@ -14,6 +14,7 @@
 #include "proof/bridge_leg.h"
 #include "proof/checker.h"
 #include "proof/child.h"
+#include "proof/consumer_leg.h"
 #include "proof/delivery_check.h"
 #include "proof/fault_plan.h"
 #include "proof/observer.h"
@@ -127,6 +128,18 @@ int e2e_campaign(const CampaignOptions& options) {
             return 2;
         }
     }
+    std::unique_ptr<ConsumerLeg> consumer;
+    if (bridge && options.consumer) {
+        consumer =
+            ConsumerLeg::start(options, scratch, bridge->name_servers(), bridge->topic(), &error);
+        if (!consumer) {
+            std::fprintf(stderr, "outpost-torture e2e: consumer leg: %s\n", error.c_str());
+            bridge.reset();
+            observer.reset();
+            remove_tree(scratch);
+            return 2;
+        }
+    }
     const std::string db = scratch + "/" + kDbName;
     const std::string retry_file = scratch + "/retries.txt";
     std::printf(
@@ -164,6 +177,10 @@ int e2e_campaign(const CampaignOptions& options) {
             const std::string ended = bridge->tend();
             if (!ended.empty()) problems.push_back(ended);
         }
+        if (consumer) {
+            const std::string ended = consumer->tend();
+            if (!ended.empty()) problems.push_back(ended);
+        }
         if (exit.killed_by(SIGKILL)) {
             gateway_kills++;
             planner.killed(run);
@@ -173,7 +190,8 @@ int e2e_campaign(const CampaignOptions& options) {
         } else {
             problems.push_back("gateway child " + exit.describe());
         }
-        totals.cuts = gateway_kills + (bridge ? bridge->kills() : 0);
+        totals.cuts =
+            gateway_kills + (bridge ? bridge->kills() : 0) + (consumer ? consumer->kills() : 0);
         const faults::CheckReport report = faults::check_database(db, log);
         totals.add_failures(report);
         for (const std::string& line : report.problems) problems.push_back(line);
@@ -189,6 +207,7 @@ int e2e_campaign(const CampaignOptions& options) {
     }
     faults::DeliveryReport delivery;
     faults::DeliveryReport rocketmq;
+    faults::DeliveryReport applied;
     if (problems.empty()) {
         // The restart that drains: no fault armed, the publisher must empty
         // the outbox and the subscriber must see every acknowledged alarm.
@@ -222,6 +241,9 @@ int e2e_campaign(const CampaignOptions& options) {
             totals.duplicates += rocketmq.duplicates;
             for (const std::string& line : rocketmq.problems) problems.push_back(line);
         }
+        if (consumer) {
+            check_consumer(*consumer, db, log, kRocketMqLimit, &totals, &applied, &problems);
+        }
         if (!observer->healthy()) {
             problems.push_back("the broker or the subscriber died: " +
                                observer->describe_failure());
@@ -239,6 +261,16 @@ int e2e_campaign(const CampaignOptions& options) {
         std::printf("rocketmq: %s\n", rocketmq.summary().c_str());
         if (!problems.empty()) std::printf("bridge log (tail):\n%s\n", bridge->log_tail().c_str());
     }
+    if (consumer) {
+        std::printf("consumer kills per point:%s\n", consumer->kills_per_point().c_str());
+        std::printf("consumer database: %s; redeliveries dropped as applied %llu\n",
+                    applied.summary().c_str(),
+                    static_cast<unsigned long long>(consumer->redeliveries_dropped()));
+        if (!problems.empty()) {
+            std::printf("consumer log (tail):\n%s\n", consumer->log_tail().c_str());
+        }
+    }
+    consumer.reset();
     bridge.reset();
     if (problems.empty()) print_kill_shortfall(options, totals.cuts, totals.runs);
     observer.reset();

@@ -42,6 +42,15 @@ Usage: outpost-torture --mode powercut|kill|e2e [options]
                     read RocketMQ with mqadmin (default: the ROCKETMQ_SCRIPT
                     line of the env file, written by the rocketmq.sh that
                     started RocketMQ)
+                    With RocketMQ, outpost-consumer (the Java reference
+                    consumer) reads the bridge's topic into a SQLite database,
+                    killed at the consumer fault points (before its COMMIT;
+                    after it, before the offset acknowledgement) and
+                    restarted; every acknowledged alarm must end with exactly
+                    one business row, and no other row may exist.
+  --no-consumer     e2e: no consumer leg
+  --consumer-script PATH  e2e: scripts/consumer.sh of an Outpost checkout
+                    (default: the one beside the RocketMQ script)
   --cuts N          runs that end in a power cut, or SIGKILLs that fired (100)
   --seed S          derives every run's parameters (1)
   --workers K       threads recording at once (4; 1 makes a run repeatable)
@@ -169,6 +178,10 @@ std::optional<CampaignOptions> parse_options(int argc, char** argv, std::string*
             if (!need_text(&options.bridge_binary)) return std::nullopt;
         } else if (arg == "--rocketmq-script") {
             if (!need_text(&options.rocketmq_script)) return std::nullopt;
+        } else if (arg == "--no-consumer") {
+            options.consumer = false;
+        } else if (arg == "--consumer-script") {
+            if (!need_text(&options.consumer_script)) return std::nullopt;
         } else if (arg == "--verbose") {
             options.verbose = true;
         } else if (arg == "--keep-failures") {
@@ -229,6 +242,18 @@ std::optional<CampaignOptions> parse_options(int argc, char** argv, std::string*
                            " (see --bridge, --rocketmq-script, --no-rocketmq)";
                 return std::nullopt;
             }
+        }
+        if (options.consumer_script.empty()) {
+            const std::string& rocketmq = options.rocketmq_script;
+            const size_t slash = rocketmq.rfind('/');
+            options.consumer_script =
+                (slash == std::string::npos ? std::string() : rocketmq.substr(0, slash + 1)) +
+                "consumer.sh";
+        }
+        if (options.consumer && ::access(options.consumer_script.c_str(), X_OK) != 0) {
+            *message = "the consumer leg needs " + options.consumer_script +
+                       " (see --consumer-script, --no-consumer)";
+            return std::nullopt;
         }
     }
     return options;

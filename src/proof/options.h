@@ -28,6 +28,9 @@ struct CampaignOptions {
     std::string rocketmq_env;
     std::string bridge_binary;    // outpost-bridge; default: next to this program
     std::string rocketmq_script;  // scripts/rocketmq.sh, for mqadmin (found at run time)
+    // e2e with RocketMQ: the consumer leg runs unless --no-consumer.
+    bool consumer = true;
+    std::string consumer_script;  // scripts/consumer.sh (builds and runs outpost-consumer)
 
     // Set only in a child started by the campaign (hidden options).
     std::string child;  // "powercut", "kill" or "e2e"
