@@ -10,7 +10,7 @@
 
 namespace outpost::torture {
 
-enum class Mode { kPowercut, kKill, kE2e };
+enum class Mode { kPowercut, kKill, kE2e, kVm, kVmRun };
 
 struct CampaignOptions {
     Mode mode = Mode::kPowercut;
@@ -27,6 +27,10 @@ struct CampaignOptions {
     std::string rocketmq_env;
     std::string bridge_binary;    // outpost-bridge; default: next to this program
     std::string rocketmq_script;  // scripts/rocketmq.sh, for mqadmin
+    // vm, vm-run: the gateway VM's kernel and initramfs (scripts/gateway-vm/build).
+    std::string vm_dir = "build-gateway-vm";
+    int states_per_recording = 100;  // crash states cut from one recorded run
+    int states_per_boot = 8;         // crash states checked by one VM boot
 
     // Set only in a child started by the campaign (hidden options).
     std::string child;  // "powercut", "kill" or "e2e"
