@@ -40,7 +40,13 @@ torture=$(program outpost-torture)
 outpostd=$(program outpostd)
 guest=$(program outpost-vm-guest)
 
-vm_json=$("$torture" --mode vm-run --vm "$vm" --alarms-per-run "$alarms" --workers "$connections")
+vm_status=0
+vm_json=$("$torture" --mode vm-run --vm "$vm" --alarms-per-run "$alarms" --workers "$connections") ||
+  vm_status=$?
+case "$vm_json" in
+  "{"*) ;;
+  *) echo "gateway_vm_bench: the VM run failed (exit $vm_status)" >&2; exit 1 ;;
+esac
 
 # The host: the same daemon configuration as the VM's (scripts/gateway-vm/init)
 # on a directory of this host's disk.
@@ -106,3 +112,4 @@ ratio = {
 }
 print(json.dumps({"vm": vm, "host": host, "ratio": ratio}, indent=2))
 PY
+[ "$vm_status" = 0 ] || { echo "gateway_vm_bench: the VM run had problems (see vm.problems)" >&2; exit 1; }

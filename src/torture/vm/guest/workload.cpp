@@ -65,10 +65,20 @@ void connection(const WorkloadOptions& options, int index, const Channel& channe
     }
 }
 
-nlohmann::json status_of(ingest::Client& client) {
-    auto answer = client.call({{"op", "status"}}, kAnswerLimit);
-    if (!answer || !answer->value("ok", false)) return nlohmann::json::object();
-    return (*answer)["status"];
+// outpostd's status; (re)connects as needed: the daemon closes connections
+// that stay idle (ingest.idle_timeout_ms), as the probe does while alarms go in.
+nlohmann::json status_of(const std::string& socket, std::unique_ptr<ingest::Client>& client) {
+    for (int attempt = 0; attempt < 2; ++attempt) {
+        if (!client) {
+            auto connected = ingest::Client::connect(socket);
+            if (!connected) return nlohmann::json::object();
+            client = std::move(*connected);
+        }
+        auto answer = client->call({{"op", "status"}}, kAnswerLimit);
+        if (answer && answer->value("ok", false)) return (*answer)["status"];
+        client.reset();
+    }
+    return nlohmann::json::object();
 }
 
 template <typename T>
@@ -109,8 +119,9 @@ int run_workload(const WorkloadOptions& options, const Channel& channel) {
     // Drained: nothing pending and nothing in flight (every row SENT).
     bool drained = false;
     nlohmann::json status;
-    while (!drained && Clock::now() < deadline) {
-        status = status_of(*probe);
+    const Clock::time_point drain_deadline = recorded + options.limit;
+    while (!drained && Clock::now() < drain_deadline) {
+        status = status_of(options.socket, probe);
         drained = field<int64_t>(status, "backlog", -1) == 0 &&
                   field<int64_t>(status, "in_flight", -1) == 0;
         if (!drained) std::this_thread::sleep_for(kPoll);

@@ -21,7 +21,7 @@ struct WorkloadOptions {
     std::string prefix;      // call tokens start with it (unique per run)
     int alarms = 200;        // over all connections
     int connections = 4;
-    std::chrono::seconds limit{300};  // for outpostd to listen, and to drain
+    std::chrono::seconds limit{300};  // for outpostd to listen, and then to drain
 };
 
 // Returns 0 when every call was answered and the outbox drained; the lines
