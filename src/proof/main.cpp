@@ -7,6 +7,7 @@
 #include "proof/powercut.h"
 #ifdef OUTPOST_TORTURE_E2E
 #include "proof/e2e.h"
+#include "proof/vm/campaign.h"
 #endif
 
 int main(int argc, char** argv) {
@@ -23,9 +24,12 @@ int main(int argc, char** argv) {
 #ifdef OUTPOST_TORTURE_E2E
     if (options->child == "e2e") return e2e_child(*options);
     if (options->child.empty() && options->mode == Mode::kE2e) return e2e_campaign(*options);
+    if (options->child.empty() && options->mode == Mode::kVm) return vm::vm_campaign(*options);
+    if (options->child.empty() && options->mode == Mode::kVmRun) return vm::vm_run(*options);
 #else
-    if (options->child.empty() && options->mode == Mode::kE2e) {
-        std::fprintf(stderr, "outpost-torture: --mode e2e needs a build with paho-mqtt\n");
+    if (options->child.empty() && options->mode != Mode::kPowercut &&
+        options->mode != Mode::kKill) {
+        std::fprintf(stderr, "outpost-torture: --mode e2e and vm need a build with paho-mqtt\n");
         return 2;
     }
 #endif

@@ -11,7 +11,7 @@ namespace {
 constexpr const char* kHelp =
     R"(outpost-torture: tries to break Outpost's durability promises.
 
-Usage: outpost-torture --mode powercut|kill|e2e [options]
+Usage: outpost-torture --mode powercut|kill|e2e|vm|vm-run [options]
 
   --mode powercut   each run records alarms over the power-cut simulator VFS in
                     a child process, cuts the power at a sync, a write or a
@@ -34,6 +34,22 @@ Usage: outpost-torture --mode powercut|kill|e2e [options]
                     outpost-bridge runs too, killed at the bridge fault points
                     and restarted, and RocketMQ must hold every acknowledged
                     alarm and nothing else (read with mqadmin printMsg).
+  --mode vm         power cuts replayed at the flushes of an emulated arm64
+                    gateway's disk: each recording boots the gateway VM
+                    (QEMU TCG; scripts/gateway-vm/build) on a fresh ext4 data
+                    disk recorded with QEMU's blklogwrites, runs outpostd and
+                    alarms through its socket against this program's
+                    mosquitto; crash states are replayed from the log (up to
+                    each flush, and with writes after it kept, dropped or
+                    torn), each is mounted by the real kernel in a check VM
+                    where the store opens, retries and records, and is then
+                    checked here against what the guest was told before the
+                    cut (tests/faults/RASPBERRY-PI.md).
+  --mode vm-run     one recorded run of the gateway VM; prints its figures
+                    (alarms/s, block-layer bytes per alarm) as JSON
+  --vm DIR          vm: vmlinuz and initramfs.gz (default build-gateway-vm)
+  --states-per-recording N  vm: crash states cut from one recording (100)
+  --states-per-boot N       vm: crash states one check VM mounts (8)
   --rocketmq FILE   e2e: the env file of `scripts/rocketmq.sh start DIR`
   --no-rocketmq     e2e: no bridge leg, even with OUTPOST_ROCKETMQ_ENV set
   --bridge PATH     e2e: outpost-bridge (default: beside this program, or
@@ -53,8 +69,10 @@ Usage: outpost-torture --mode powercut|kill|e2e [options]
                     (default: the one beside the RocketMQ script)
   --cuts N          runs that end in a power cut, or SIGKILLs that fired (100)
   --seed S          derives every run's parameters (1)
-  --workers K       threads recording at once (4; 1 makes a run repeatable)
-  --alarms-per-run M  record calls per run over all workers (120)
+  --workers K       threads recording at once (4; 1 makes a run repeatable;
+                    vm: socket connections)
+  --alarms-per-run M  record calls per run over all workers (120; vm: per
+                    recording)
   --dir DIR         scratch space (default $TMPDIR or /tmp)
   --keep-failures   keep the files of failed runs
   --only I          powercut mode: run index I alone (as printed on failure)
@@ -145,8 +163,12 @@ std::optional<CampaignOptions> parse_options(int argc, char** argv, std::string*
                 options.mode = Mode::kKill;
             } else if (mode == "e2e") {
                 options.mode = Mode::kE2e;
+            } else if (mode == "vm") {
+                options.mode = Mode::kVm;
+            } else if (mode == "vm-run") {
+                options.mode = Mode::kVmRun;
             } else {
-                *message = "--mode must be powercut, kill or e2e";
+                *message = "--mode must be powercut, kill, e2e, vm or vm-run";
                 return std::nullopt;
             }
             mode_given = true;
@@ -182,6 +204,15 @@ std::optional<CampaignOptions> parse_options(int argc, char** argv, std::string*
             options.consumer = false;
         } else if (arg == "--consumer-script") {
             if (!need_text(&options.consumer_script)) return std::nullopt;
+        } else if (arg == "--vm") {
+            if (!need_text(&options.vm_dir)) return std::nullopt;
+        } else if (arg == "--states-per-recording" || arg == "--states-per-boot") {
+            if (!need_number(1) || number > 10000) {
+                *message = arg + " needs a number from 1 to 10000";
+                return std::nullopt;
+            }
+            (arg == "--states-per-boot" ? options.states_per_boot : options.states_per_recording) =
+                static_cast<int>(number);
         } else if (arg == "--verbose") {
             options.verbose = true;
         } else if (arg == "--keep-failures") {
@@ -211,7 +242,7 @@ std::optional<CampaignOptions> parse_options(int argc, char** argv, std::string*
         }
     }
     if (!mode_given && options.child.empty()) {
-        *message = "--mode powercut|kill|e2e is required (see --help)";
+        *message = "--mode powercut|kill|e2e|vm|vm-run is required (see --help)";
         return std::nullopt;
     }
     const char* env_file = std::getenv("OUTPOST_ROCKETMQ_ENV");

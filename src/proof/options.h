@@ -11,7 +11,7 @@
 
 namespace outpost::torture {
 
-enum class Mode { kPowercut, kKill, kE2e };
+enum class Mode { kPowercut, kKill, kE2e, kVm, kVmRun };
 
 struct CampaignOptions {
     Mode mode = Mode::kPowercut;
@@ -31,6 +31,10 @@ struct CampaignOptions {
     // e2e with RocketMQ: the consumer leg runs unless --no-consumer.
     bool consumer = true;
     std::string consumer_script;  // scripts/consumer.sh (builds and runs outpost-consumer)
+    // vm, vm-run: the gateway VM's kernel and initramfs (scripts/gateway-vm/build).
+    std::string vm_dir = "build-gateway-vm";
+    int states_per_recording = 100;  // crash states cut from one recorded run
+    int states_per_boot = 8;         // crash states checked by one VM boot
 
     // Set only in a child started by the campaign (hidden options).
     std::string child;  // "powercut", "kill" or "e2e"
