@@ -6,8 +6,10 @@
 #include <string>
 
 #include "common/envelope_contract.h"
+#include "tap_text.h"
 
 using namespace outpost;
+using outpost::testing::one_line;
 
 namespace {
 
@@ -27,7 +29,7 @@ TEST_CASE("an identifier is 1 to 64 letters, digits, dots, underscores or dashes
     CHECK_FALSE(is_valid_identifier(std::string(65, 'x')));
     // Characters that would break an MQTT topic level or a RocketMQ key.
     for (const char* bad : {"a b", "a/b", "a+b", "a#b", "a\tb", "a\nb", "a:b", "a*b"}) {
-        INFO("'" << bad << "'");
+        INFO("'" << one_line(bad) << "'");
         CHECK_FALSE(is_valid_identifier(bad));
     }
     CHECK_FALSE(is_valid_identifier("pump\xC3\xA9"));  // non-ASCII letter
