@@ -32,7 +32,9 @@ struct StoreOptions {
     // would exceed it, SENT rows are purged first, oldest first; if that is
     // not enough the call fails with kStoreFull. Alarms are never evicted.
     // The WAL can add up to about 4 MiB on top while it awaits a checkpoint.
+    // At least kMinQuotaBytes: below that the schema and one batch do not fit.
     uint64_t quota_bytes = 64ull * 1024 * 1024;
+    static constexpr uint64_t kMinQuotaBytes = 256 * 1024;
 
     // SENT rows are kept this long (measured on CLOCK_BOOTTIME; a row sent in
     // an earlier boot counts from this boot's start) and then purged in

@@ -28,7 +28,8 @@ bool has_prefix(const std::string& text, const char* prefix) {
 void read_database(JsonObjectReader& in, DaemonConfig& config) {
     StoreOptions& store = config.store;
     in.read_string("path", config.database_path, true);
-    in.read_integer("quota_bytes", store.quota_bytes, 64 * 1024, INT64_MAX);
+    // The store's own minimum, so --check-config refuses what open would.
+    in.read_integer("quota_bytes", store.quota_bytes, StoreOptions::kMinQuotaBytes, INT64_MAX);
     int64_t retention_s =
         std::chrono::duration_cast<std::chrono::seconds>(store.sent_retention).count();
     in.read_integer("sent_retention_s", retention_s, 0, 365LL * 24 * 3600);

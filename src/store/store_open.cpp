@@ -212,9 +212,10 @@ Status StoreCore::load_sequences(int64_t after_id) {
 Result<std::unique_ptr<StoreCore>> StoreCore::open(const std::string& path,
                                                    const StoreOptions& options) {
     if (path.empty()) return Status::error(StatusCode::kInvalidArgument, "store path is empty");
-    if (options.quota_bytes < 256 * 1024) {
+    if (options.quota_bytes < StoreOptions::kMinQuotaBytes) {
         return Status::error(StatusCode::kInvalidArgument,
-                             "quota_bytes must be at least 262144 (256 KiB)");
+                             "quota_bytes must be at least " +
+                                 std::to_string(StoreOptions::kMinQuotaBytes) + " (256 KiB)");
     }
     if (options.max_batch == 0 || options.purge_batch_rows == 0) {
         return Status::error(StatusCode::kInvalidArgument,

@@ -88,7 +88,11 @@ TEST_CASE("each bad configuration exits 2 with a message naming its field", "[da
         {"backoff cap below its start", json::json_pointer("/publisher/reconnect_max_ms"), 10,
          "publisher.reconnect_max_ms must not be below"},
         {"quota too small", json::json_pointer("/database/quota_bytes"), 10,
-         "database.quota_bytes must be an integer from 65536"},
+         "database.quota_bytes must be an integer from 262144"},
+        // Between the old config minimum and the store's: --check-config
+        // passed it and outpostd then failed to open the store.
+        {"quota below the store's minimum", json::json_pointer("/database/quota_bytes"), 100000,
+         "database.quota_bytes must be an integer from 262144"},
         {"unknown corruption policy", json::json_pointer("/database/corruption_policy"), "wipe",
          "database.corruption_policy must be \"refuse\" or \"move_aside\""},
         {"metrics on every interface", json::json_pointer("/metrics/listen"), "0.0.0.0:9464",
