@@ -12,7 +12,7 @@ const OptionSpec& global_options() {
     // --socket is global so it may stand before the command word; only the
     // commands whose spec lists it accept it (see main.cpp).
     static const OptionSpec spec{
-        {"--db", "--quota-bytes", "--socket"}, {"--json", "--help", "-h"}, 0};
+        {"--db", "--quota-bytes", "--socket"}, {"--json", "--check", "--help", "-h"}, 0};
     return spec;
 }
 

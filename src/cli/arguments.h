@@ -12,7 +12,7 @@
 namespace outpost::cli {
 
 // What one command accepts on top of the global options (--db, --quota-bytes,
-// --socket, --json, --help).
+// --socket, --json, --check, --help).
 struct OptionSpec {
     std::set<std::string> value_options;  // "--limit" takes the next word
     std::set<std::string> flag_options;   // "--all-dead" stands alone

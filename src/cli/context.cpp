@@ -45,6 +45,10 @@ std::unique_ptr<Store> open_store(Context& context, const std::string& create_wi
     }
     StoreOptions options;
     options.gateway_id = create_with_gateway;  // empty: read from the database
+    // PRAGMA quick_check reads the whole file: on a full gateway store that is
+    // most of a second per command (more on an SD card). outpostd checks once
+    // per boot; an operator asks for it with --check.
+    options.check_on_open = context.args.has("--check");
     if (auto quota = context.args.value("--quota-bytes")) {
         if (!parse_quota(*quota, options.quota_bytes)) {
             exit_code = usage_error(context, "--quota-bytes must be a positive integer");

@@ -30,6 +30,9 @@ void print_tool_help(std::ostream& out) {
            "                    outpostd listens on /run/outpost/outpostd.sock by default\n"
            "  --json            machine-readable output on stdout\n"
            "  --quota-bytes N   quota to report and enforce (default 64 MiB)\n"
+           "  --check           check the whole database file first (PRAGMA quick_check;\n"
+           "                    reads every page: outpostd does it once per boot); damage\n"
+           "                    is reported as corruption and the command does not run\n"
            "  --help            this text; 'outpostctl COMMAND --help' for a command\n\n"
            "Exit codes: 0 ok, 1 operational error, 2 usage error, 3 event not found.\n";
 }

@@ -1,11 +1,13 @@
 // outpostctl as an operator uses it: the real binary against a real store
 // file, judged by its exit code, its output and what the store then holds.
 #include <catch2/catch.hpp>
+#include <cstdint>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "cli_runner.h"
+#include "raw_sqlite.h"
 #include "status_fields.h"
 #include "store/outbox.h"
 #include "store/store_internal.h"
@@ -218,4 +220,53 @@ TEST_CASE("malformed input gets distinct exit codes and a clear message on stder
         CHECK(command.exit_code == 0);
         CHECK(command.out.find("--all-dead") != std::string::npos);
     }
+}
+
+TEST_CASE("commands skip the whole-file check, and --check finds damage they never read",
+          "[cli]") {
+    outpost::testing::TempDir dir;
+    const std::string db = dir.file("outbox.db");
+    {
+        auto store = outpost::testing::open_store(db, outpost::testing::test_options());
+        REQUIRE_OK(store->record_alarm(outpost::testing::sample_alarm()));
+    }
+    // Pages on the freelist: read by PRAGMA quick_check, by no command.
+    {
+        outpost::testing::RawSqlite raw(db);
+        raw.exec("CREATE TABLE scratch (x BLOB)");
+        raw.exec("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 50)"
+                 " INSERT INTO scratch SELECT randomblob(3000) FROM n");
+        raw.exec("DROP TABLE scratch");
+        raw.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+        REQUIRE(raw.integer("PRAGMA freelist_count") > 0);
+    }
+    // Break the first freelist trunk page's link to the next trunk.
+    {
+        std::fstream file(db, std::ios::in | std::ios::out | std::ios::binary);
+        unsigned char header[100];
+        file.read(reinterpret_cast<char*>(header), sizeof header);
+        REQUIRE(file.good());
+        const uint32_t page_size = header[16] * 256u + header[17];
+        const uint32_t trunk = (uint32_t{header[32]} << 24) | (uint32_t{header[33]} << 16) |
+                               (uint32_t{header[34]} << 8) | header[35];
+        REQUIRE(trunk > 1);
+        file.seekp(static_cast<std::streamoff>(trunk - 1) * page_size);
+        const char bad_link[4] = {0x7f, 0x7f, 0x7f, 0x7f};
+        file.write(bad_link, sizeof bad_link);
+        REQUIRE(file.good());
+    }
+    const std::string damaged = outpost::testing::read_whole_file(db);
+
+    CliRun plain = run_outpostctl({"--db", db, "--json", "status"}, dir.path());
+    INFO(outpost::testing::one_line(plain.err));
+    CHECK(plain.exit_code == 0);
+    CHECK(nlohmann::json::parse(plain.out)["store"]["pending"] == 1);
+
+    CliRun checked = run_outpostctl({"--db", db, "--check", "status"}, dir.path());
+    INFO(outpost::testing::one_line(checked.err));
+    CHECK(checked.exit_code == 1);
+    CHECK(checked.err.find("corruption") != std::string::npos);
+    // Refused and left untouched (compared as a bool: the bytes are binary).
+    const bool untouched = outpost::testing::read_whole_file(db) == damaged;
+    CHECK(untouched);
 }
