@@ -80,6 +80,7 @@ cmd_build() {
     return 0
   fi
   local log="$cache_dir/build.log"
+  echo "consumer.sh: building the reference consumer with Maven (first time: a minute or two)"
   if ! mvn_run "$log" -DskipTests package dependency:copy-dependencies -DincludeScope=runtime \
     -DoutputDirectory="$cache_dir/lib.partial"; then
     tail -n 40 "$log" >&2

@@ -79,6 +79,7 @@ cmd_fetch() {
   rm -rf "$lib.partial"
   mkdir -p "$cache_dir"
   local log="$cache_dir/fetch.log"
+  echo "rocketmq.sh: resolving RocketMQ $(rocketmq_version) from Maven Central (first time: a minute or two)"
   if ! mvn -q -B -f "$pom" dependency:copy-dependencies -DincludeScope=runtime \
     -DoutputDirectory="$lib.partial" >"$log" 2>&1; then
     tail -n 30 "$log" >&2

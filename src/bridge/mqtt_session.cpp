@@ -98,7 +98,8 @@ class PahoSession final : public MqttSession {
           reconnect_backoff_(Backoff::jittered(
               std::chrono::milliseconds(config.mqtt.reconnect_min_ms),
               std::chrono::milliseconds(config.mqtt.reconnect_max_ms), seeded_random(0))) {
-        // Registered before connect(): paho deadlocks otherwise (FIELD-NOTES).
+        // Registered before connect(): paho C 1.3.12 can deadlock when a
+        // callback is set while its threads already deliver to the client.
         client_->set_message_callback(
             [this](mqtt::const_message_ptr message) { on_message(message); });
         paho::on_connection_end(*client_, [this](std::string cause) { on_connection_lost(cause); });
