@@ -215,7 +215,8 @@ Result<std::unique_ptr<StoreCore>> StoreCore::open(const std::string& path,
     if (options.quota_bytes < StoreOptions::kMinQuotaBytes) {
         return Status::error(StatusCode::kInvalidArgument,
                              "quota_bytes must be at least " +
-                                 std::to_string(StoreOptions::kMinQuotaBytes) + " (256 KiB)");
+                                 std::to_string(StoreOptions::kMinQuotaBytes) + " (" +
+                                 std::to_string(StoreOptions::kMinQuotaBytes / 1024) + " KiB)");
     }
     if (options.max_batch == 0 || options.purge_batch_rows == 0) {
         return Status::error(StatusCode::kInvalidArgument,
