@@ -1,6 +1,8 @@
 // outpostd: the gateway daemon. Runs the store, the alarm publisher, the
 // telemetry lane, the alarm ingestion socket and the metrics endpoint from
 // one JSON configuration. See --help.
+#include <malloc.h>
+
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -135,6 +137,20 @@ void print_summary(const DaemonConfig& config) {
                 config.logging.syslog ? ", also syslog" : "");
 }
 
+// glibc gives every thread that allocates its own malloc arena (up to eight
+// per core), and each arena keeps the pages it once used. outpostd's threads
+// (publisher, paho's send and receive, telemetry, alarm socket, metrics)
+// allocate little and rarely at once, so their arenas were mostly free
+// pages: one arena measured 3.5 MB less resident memory at 500 alarms/s with
+// telemetry on a full store (bench/footprint), and contention on its lock
+// does not show at that rate. Set before any thread starts. Other C
+// libraries (musl) have one allocator and no such setting.
+void use_one_malloc_arena() {
+#if defined(__GLIBC__) && defined(M_ARENA_MAX)
+    mallopt(M_ARENA_MAX, 1);
+#endif
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -151,6 +167,7 @@ int main(int argc, char** argv) {
         print_summary(*config);
         return kExitOk;
     }
+    use_one_malloc_arena();
     configure_log(config->logging.level, config->logging.syslog);
     return run_daemon(*config);
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <mutex>
 #include <utility>
 
 // paho's C headers only declare C linkage when included through MQTTAsync.h.
@@ -11,9 +12,27 @@ extern "C" {
 }
 
 namespace outpost::paho {
+namespace {
+
+// paho C initialises OpenSSL itself when its first client is created
+// (SSL_library_init, every error string, every algorithm, the config file)
+// unless told not to, even when no connection uses TLS. OpenSSL 1.1.0 and
+// later initialise themselves at their first use, so a plain tcp:// client
+// never pays for it and an ssl:// one gets what it uses when it uses it.
+void leave_openssl_init_to_openssl() {
+    static std::once_flag once;
+    std::call_once(once, [] {
+        MQTTAsync_init_options init = MQTTAsync_init_options_initializer;
+        init.do_openssl_init = 0;
+        MQTTAsync_global_init(&init);
+    });
+}
+
+}  // namespace
 
 Result<std::unique_ptr<mqtt::async_client>> make_client(const ConnectSettings& settings,
                                                         const std::string& what, int client_queue) {
+    leave_openssl_init_to_openssl();
     try {
         mqtt::create_options create(MQTTVERSION_5);
         create.set_send_while_disconnected(false);

@@ -86,6 +86,37 @@ TEST_CASE("a row refused N times moves to DEAD with its last error") {
     CHECK(store->stats()->dead == 1);
 }
 
+TEST_CASE("status counts each state's rows and names the lowest pending id, 0 when none") {
+    TempDir dir;
+    auto store = open_store(dir.file("o.db"), test_options());
+    for (int i = 0; i < 5; ++i) REQUIRE_OK(store->record_alarm(sample_alarm()));
+    auto reader = core_of(*store).open_reader();
+    auto epoch = acquire_epoch(core_of(*store), "test");
+    REQUIRE_OK(epoch);
+    auto rows = fetch_pending(*reader, 0, 5);
+    REQUIRE_OK(rows);
+    REQUIRE(rows->size() == 5);
+    // Row 1 SENT, row 3 DEAD: pending are rows 2, 4 and 5.
+    REQUIRE_OK(mark_sent(core_of(*store), {rows->at(0).id}, *epoch));
+    REQUIRE_OK(record_failure(core_of(*store), rows->at(2).id, "refused", *epoch, 1));
+
+    auto stats = store->stats();
+    REQUIRE_OK(stats);
+    CHECK(stats->pending == 3);
+    CHECK(stats->sent == 1);
+    CHECK(stats->dead == 1);
+    CHECK(stats->oldest_pending_id == rows->at(1).id);
+
+    REQUIRE_OK(
+        mark_sent(core_of(*store), {rows->at(1).id, rows->at(3).id, rows->at(4).id}, *epoch));
+    stats = store->stats();
+    REQUIRE_OK(stats);
+    CHECK(stats->pending == 0);
+    CHECK(stats->sent == 4);
+    CHECK(stats->dead == 1);
+    CHECK(stats->oldest_pending_id == 0);
+}
+
 TEST_CASE("the outbox states are the schema's: each one is accepted on disk, and nothing else") {
     TempDir dir;
     const std::string path = dir.file("o.db");
