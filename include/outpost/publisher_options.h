@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "outpost/clock.h"
@@ -19,6 +20,20 @@ struct PublisherTlsOptions {
     std::string key_password;   // if key_file is encrypted
     bool verify_server = true;  // check the broker's certificate and host name
 };
+
+// An event that has just turned DEAD: the broker refused it max_attempts
+// times (PublisherOptions::on_dead).
+struct DeadEvent {
+    std::string event_id;   // UUIDv7; replay it with StoreAdmin::replay_event
+    std::string device_id;  // its device: a gap in this device's seq follows
+    int64_t seq = 0;        // its per-device sequence number
+    std::string reason;     // why the last attempt failed, as stored in last_error
+                            // (e.g. "PUBACK 0x87 Not authorized")
+    int64_t attempts = 0;   // message-level failures since the last replay
+};
+
+// Called once each time an event turns DEAD (PublisherOptions::on_dead).
+using DeadEventCallback = std::function<void(const DeadEvent&)>;
 
 struct PublisherOptions {
     // "tcp://host:port" or "ssl://host:port" (then `tls` applies).
@@ -74,6 +89,26 @@ struct PublisherOptions {
 
     // Seed for the backoff jitter; 0 picks one from the process id and time.
     uint64_t jitter_seed = 0;
+
+    // DEAD is loud: called when an event turns DEAD, so the application can
+    // log it, count it and tell an operator. Empty means no call (the row is
+    // DEAD in the store all the same, and PublisherStatus::dead counts it).
+    //  - Thread: the publisher thread ("outpost-pub"), after the transaction
+    //    that made the row DEAD committed; once per row each time it turns
+    //    DEAD (a replayed row that is refused again reports again).
+    //  - It must not block: the publisher sends nothing while it runs. Hand
+    //    the report to a queue or write one log line, no network calls.
+    //  - It must not call into the Store, StoreAdmin or this Publisher: a
+    //    store call waits for a commit (an fsync) on the publisher thread, and
+    //    Publisher::stop() from it would wait for itself. Read the row later,
+    //    from another thread, if more is needed.
+    //  - It must not throw; an exception is caught, dropped and named in
+    //    PublisherStatus::last_error.
+    //  - The DeadEvent is borrowed for the call only.
+    //  - Crash: a process that dies between the commit and the call loses the
+    //    report, not the row: the DEAD row stays until replayed or purged
+    //    (StoreStats::dead, StoreAdmin::list_events).
+    DeadEventCallback on_dead;
 };
 
 }  // namespace outpost

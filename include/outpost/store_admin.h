@@ -54,6 +54,8 @@ struct EventRecord {
     int64_t replay_count = 0;    // operator replays so far
     int64_t replayed_at_ms = 0;  // wall clock of the last replay (Unix ms); 0: never
     std::string replay_reason;   // the reason given for the last replay
+    std::string replay_actor;    // who or what asked for the last replay; empty: never
+                                 // replayed, or replayed before schema 2 recorded it
 };
 
 // The publisher lease as the database records it: who acquired it last.
@@ -83,15 +85,18 @@ class StoreAdmin final {
 
     // Moves the DEAD or SENT event `event_id` back to PENDING: the same
     // eventId and envelope are published again. Attempts restart at 0; the
-    // replay count grows by one and the replay time (wall clock) and `reason`
-    // are recorded. Errors: kInvalidArgument (empty reason, or the event is
-    // already PENDING), kNotFound, and the write errors of Store::record_alarm
-    // (then nothing changed, except after kOutcomeUnknown: read it back).
-    Status replay_event(const std::string& event_id, const std::string& reason);
+    // replay count grows by one and the replay time (wall clock), `reason`
+    // (why) and `actor` (who or what asked: "outpostctl by alice (uid 1000)",
+    // "maintenance screen") are recorded. Errors: kInvalidArgument (empty
+    // reason or actor, or the event is already PENDING), kNotFound, and the
+    // write errors of Store::record_alarm (then nothing changed, except after
+    // kOutcomeUnknown: read it back).
+    Status replay_event(const std::string& event_id, const std::string& reason,
+                        const std::string& actor);
 
     // replay_event for every DEAD event, in one transaction; returns how many.
     // Errors as replay_event (0 DEAD events is not an error).
-    Result<int64_t> replay_dead(const std::string& reason);
+    Result<int64_t> replay_dead(const std::string& reason, const std::string& actor);
 
     // Deletes every DEAD event and its alarm record, in one transaction;
     // returns how many. The event with the highest id is kept whatever its

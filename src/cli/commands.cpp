@@ -36,12 +36,13 @@ const std::vector<Command>& all_commands() {
          run_show},
         {"replay",
          "send DEAD (or SENT) events again with the same eventId",
-         "Usage: outpostctl --db PATH replay EVENT_ID --reason TEXT [--json]\n"
-         "       outpostctl --db PATH replay --all-dead --reason TEXT [--json]\n"
+         "Usage: outpostctl --db PATH replay EVENT_ID --reason TEXT [--actor WHO] [--json]\n"
+         "       outpostctl --db PATH replay --all-dead --reason TEXT [--actor WHO] [--json]\n"
          "Moves the event (or every DEAD event) back to pending with the same\n"
-         "eventId and envelope. The store records the replay count, time and\n"
-         "reason. Exit 3 if there is no such event.\n",
-         {{"--reason"}, {"--all-dead"}, 1},
+         "eventId and envelope. The store records the replay count, time,\n"
+         "reason and actor (who asked; default \"outpostctl by USER (uid N)\").\n"
+         "Exit 3 if there is no such event.\n",
+         {{"--reason", "--actor"}, {"--all-dead"}, 1},
          run_replay},
         {"purge",
          "delete DEAD events (does not ask)",

@@ -34,6 +34,7 @@ nlohmann::json row_to_json(const EventRecord& row, bool with_envelope) {
         {"last_error", row.last_error},
         {"replay_count", row.replay_count},
         {"replay_reason", row.replay_reason},
+        {"replay_actor", row.replay_actor},
         {"replayed_at_ms", row.replayed_at_ms},
     };
     if (with_envelope) document["envelope"] = envelope_json(row.envelope);
@@ -64,6 +65,7 @@ void print_row_detail(std::ostream& out, const EventRecord& row) {
         << "replay_count:  " << row.replay_count << "\n";
     if (row.replay_count > 0) {
         out << "replay_reason: " << row.replay_reason << "\n"
+            << "replay_actor:  " << row.replay_actor << "\n"
             << "replayed_at_ms: " << row.replayed_at_ms << "\n";
     }
     out << "envelope:\n" << safe_dump(envelope_json(row.envelope)) << "\n";

@@ -1,5 +1,7 @@
 #include "daemon/daemon.h"
 
+#include <string>
+
 #include "daemon/log.h"
 #include "daemon/metrics_textfile.h"
 #include "daemon/prometheus.h"
@@ -35,6 +37,15 @@ ingest::ServerOptions ingest_options(const IngestConfig& config) {
     options.max_request_bytes = config.max_request_bytes;
     options.idle_timeout = config.idle_timeout;
     return options;
+}
+
+// DEAD is loud: one error line per event that turns DEAD, on the publisher
+// thread (publisher_options.h: a log line is all it may do there).
+void log_dead_event(const DeadEvent& event) {
+    log_error("event " + event.event_id + " of device " + event.device_id + " (seq " +
+              std::to_string(event.seq) + ") is DEAD after " + std::to_string(event.attempts) +
+              " attempt(s): " + event.reason + "; send it again with: outpostctl replay " +
+              event.event_id + " --reason TEXT");
 }
 
 void log_open_report(const Store& store) {
@@ -75,7 +86,9 @@ Status Daemon::start_parts() {
     store_ = std::move(*store);
     log_open_report(*store_);
 
-    Result<std::unique_ptr<Publisher>> publisher = Publisher::start(*store_, config_.publisher);
+    PublisherOptions publisher_options = config_.publisher;
+    publisher_options.on_dead = log_dead_event;
+    Result<std::unique_ptr<Publisher>> publisher = Publisher::start(*store_, publisher_options);
     if (!publisher.is_ok()) return publisher.status().with_context("starting the publisher");
     publisher_ = std::move(*publisher);
     log_info("publishing alarms of gateway " + config_.store.gateway_id + " from " +

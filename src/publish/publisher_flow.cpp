@@ -1,6 +1,8 @@
 // Rows through the window: fetch in id order, publish, and act on each
 // verdict (P2, P3 in publisher_impl.h).
 #include <cassert>
+#include <exception>
+#include <string>
 
 #include "common/fault_point.h"
 #include "publish/envelope_clock.h"
@@ -132,6 +134,7 @@ void Publisher::Impl::on_refused(publish::Flight flight, const std::string& reas
     }
     if (dead && *dead) {
         live_.dead++;
+        report_dead(flight.row, reason);
         rewind_to(window_.released(flight));  // may lift its device's block
         return;
     }
@@ -142,6 +145,23 @@ void Publisher::Impl::on_refused(publish::Flight flight, const std::string& reas
     }
     const int64_t due = now + retry_backoff_.delay(flight.row.attempts).count();
     window_.retry(flight, due);
+}
+
+void Publisher::Impl::report_dead(const store::OutboxRow& row, const std::string& reason) {
+    if (!options_.on_dead) return;
+    DeadEvent event;
+    event.event_id = row.event_id;
+    event.device_id = row.device_id;
+    event.seq = row.seq;
+    event.reason = reason;
+    event.attempts = row.attempts + 1;  // the failure that just made it DEAD
+    try {
+        options_.on_dead(event);
+    } catch (const std::exception& error) {
+        live_.last_error = "the on_dead callback threw: " + std::string(error.what());
+    } catch (...) {
+        live_.last_error = "the on_dead callback threw";
+    }
 }
 
 void Publisher::Impl::on_marks(const publish::MarkReport& report, int64_t now) {

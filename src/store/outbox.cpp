@@ -9,13 +9,13 @@ namespace {
 
 // Outbox columns, then the alarm_record columns an alarm envelope is rebuilt
 // from (NULL for application events, whose envelope is stored), then the
-// replay time.
+// replay time and actor.
 constexpr const char* kRowColumns =
     "o.id, o.event_id, o.device_id, o.seq, o.event_type, o.topic_suffix, o.envelope, o.state,"
     " o.attempts, coalesce(o.last_error, ''), o.replay_count, coalesce(o.replay_reason, ''),"
     " a.id, a.alarm_type, a.severity, a.value, a.unit, a.text, a.occurred_at_ms, a.boot_id,"
     " a.uptime_ms, (SELECT value FROM meta WHERE key = 'gateway_id'),"
-    " coalesce(o.replayed_at_ms, 0)";
+    " coalesce(o.replayed_at_ms, 0), coalesce(o.replay_actor, '')";
 constexpr const char* kRowSource = " FROM outbox o LEFT JOIN alarm_record a ON a.id = o.id";
 
 // The alarm envelope, rebuilt from the stored fields exactly as
@@ -56,6 +56,7 @@ OutboxRow read_row(const Stmt& stmt) {
     row.replay_count = stmt.column_int(10);
     row.replay_reason = stmt.column_text(11);
     row.replayed_at_ms = stmt.column_int(22);
+    row.replay_actor = stmt.column_text(23);
     return row;
 }
 
@@ -213,16 +214,17 @@ Result<bool> record_failure(StoreCore& core, int64_t id, const std::string& erro
     return dead;
 }
 
-Status replay_event(StoreCore& core, const std::string& event_id, const std::string& reason) {
+Status replay_event(StoreCore& core, const std::string& event_id, const std::string& reason,
+                    const std::string& actor) {
     return submit_isolated(core, [&](BatchContext& context) {
         static const std::string kReplay =
             "UPDATE outbox SET state = " + sql_literal(OutboxState::kPending) +
             ", attempts = 0, replay_count = replay_count + 1, replayed_at_ms = ?1,"
-            " replay_reason = ?2 WHERE event_id = ?3 AND state != " +
+            " replay_reason = ?2, replay_actor = ?4 WHERE event_id = ?3 AND state != " +
             sql_literal(OutboxState::kPending) + " RETURNING id";
         auto stmt = core.cached(kReplay);
         if (!stmt) return stmt.status();
-        (*stmt)->bind(1, context.wall_ms()).bind(2, reason).bind(3, event_id);
+        (*stmt)->bind(1, context.wall_ms()).bind(2, reason).bind(3, event_id).bind(4, actor);
         auto step = (*stmt)->step("replaying " + event_id);
         if (!step) return step.status();
         bool changed = *step == Stmt::Step::kRow;
@@ -241,17 +243,18 @@ Status replay_event(StoreCore& core, const std::string& event_id, const std::str
     });
 }
 
-Result<int64_t> replay_all_dead(StoreCore& core, const std::string& reason) {
+Result<int64_t> replay_all_dead(StoreCore& core, const std::string& reason,
+                                const std::string& actor) {
     int64_t count = 0;
     Status status = submit_isolated(core, [&](BatchContext& context) {
         static const std::string kReplayDead =
             "UPDATE outbox SET state = " + sql_literal(OutboxState::kPending) +
             ", attempts = 0, replay_count = replay_count + 1, replayed_at_ms = ?1,"
-            " replay_reason = ?2 WHERE state = " +
+            " replay_reason = ?2, replay_actor = ?3 WHERE state = " +
             sql_literal(OutboxState::kDead);
         auto stmt = core.cached(kReplayDead);
         if (!stmt) return stmt.status();
-        (*stmt)->bind(1, context.wall_ms()).bind(2, reason);
+        (*stmt)->bind(1, context.wall_ms()).bind(2, reason).bind(3, actor);
         Status run = (*stmt)->run("replaying DEAD events");
         count = sqlite3_changes(core.writer().handle());
         return run;

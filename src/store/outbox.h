@@ -58,11 +58,14 @@ Result<bool> record_failure(StoreCore& core, int64_t id, const std::string& erro
                             int64_t epoch, int max_attempts);
 
 // Operator replay: DEAD (or SENT) row back to PENDING with the same event id
-// and envelope; attempts reset; replay count, time and reason recorded.
-// kNotFound if no such event; kInvalidArgument if it is already PENDING.
-Status replay_event(StoreCore& core, const std::string& event_id, const std::string& reason);
+// and envelope; attempts reset; replay count, time, reason and actor
+// recorded. kNotFound if no such event; kInvalidArgument if it is already
+// PENDING.
+Status replay_event(StoreCore& core, const std::string& event_id, const std::string& reason,
+                    const std::string& actor);
 // Replays every DEAD row; returns how many.
-Result<int64_t> replay_all_dead(StoreCore& core, const std::string& reason);
+Result<int64_t> replay_all_dead(StoreCore& core, const std::string& reason,
+                                const std::string& actor);
 // Deletes DEAD rows (and their alarm records) on operator request; returns
 // how many. Like the retention purge it keeps the row with the highest id and
 // records each device's highest seq first, so sequences never restart.

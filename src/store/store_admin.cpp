@@ -12,10 +12,18 @@ namespace outpost {
 
 namespace {
 
-Status need_reason(const std::string& reason) {
-    if (!reason.empty()) return Status::ok();
-    return Status::error(StatusCode::kInvalidArgument,
-                         "a replay needs a reason: it is recorded with the event");
+// A replay records why and on whose word (store_admin.h).
+Status need_reason_and_actor(const std::string& reason, const std::string& actor) {
+    if (reason.empty()) {
+        return Status::error(StatusCode::kInvalidArgument,
+                             "a replay needs a reason: it is recorded with the event");
+    }
+    if (actor.empty()) {
+        return Status::error(StatusCode::kInvalidArgument,
+                             "a replay needs an actor (who or what asked for it): it is recorded "
+                             "with the event");
+    }
+    return Status::ok();
 }
 
 }  // namespace
@@ -62,16 +70,17 @@ Result<std::vector<EventRecord>> StoreAdmin::list_events(EventState state, int64
     return store::list_events(*reader, state, after_id, limit);
 }
 
-Status StoreAdmin::replay_event(const std::string& event_id, const std::string& reason) {
-    Status valid = need_reason(reason);
+Status StoreAdmin::replay_event(const std::string& event_id, const std::string& reason,
+                                const std::string& actor) {
+    Status valid = need_reason_and_actor(reason, actor);
     if (!valid) return valid;
-    return store::replay_event(store::core_of(store_), event_id, reason);
+    return store::replay_event(store::core_of(store_), event_id, reason, actor);
 }
 
-Result<int64_t> StoreAdmin::replay_dead(const std::string& reason) {
-    Status valid = need_reason(reason);
+Result<int64_t> StoreAdmin::replay_dead(const std::string& reason, const std::string& actor) {
+    Status valid = need_reason_and_actor(reason, actor);
     if (!valid) return valid;
-    return store::replay_all_dead(store::core_of(store_), reason);
+    return store::replay_all_dead(store::core_of(store_), reason, actor);
 }
 
 Result<int64_t> StoreAdmin::purge_dead() {

@@ -296,6 +296,30 @@ class Mosquitto final {
     pid_t pid_ = -1;
 };
 
+// An ACL where each user writes only under outpost/<its name>/ and
+// "observer" reads everything; with `denied_topic`, `gateway` is also refused
+// that one topic (a v5 PUBACK 0x87, Not authorized).
+inline std::string gateway_acl(const std::string& gateway, const std::string& denied_topic = "") {
+    std::string acl =
+        "pattern write outpost/%u/#\n"
+        "\n"
+        "user observer\n"
+        "topic read #\n";
+    if (!denied_topic.empty()) acl += "\nuser " + gateway + "\ntopic deny " + denied_topic + "\n";
+    return acl;
+}
+
+// A broker with log-ins and gateway_acl(): `gateway` with password
+// "gateway-secret", "observer" with "observer-secret".
+inline MosquittoConfig gateway_acl_config(const std::string& gateway,
+                                          const std::string& denied_topic = "") {
+    MosquittoConfig config;
+    config.allow_anonymous = false;
+    config.users = {{gateway, "gateway-secret"}, {"observer", "observer-secret"}};
+    config.acl = gateway_acl(gateway, denied_topic);
+    return config;
+}
+
 }  // namespace outpost::testing
 
 #endif  // OUTPOST_TESTS_MOSQUITTO_FIXTURE_H

@@ -1,5 +1,7 @@
 // outpostctl as an operator uses it: the real binary against a real store
 // file, judged by its exit code, its output and what the store then holds.
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <fstream>
@@ -134,6 +136,34 @@ TEST_CASE("replay of a DEAD event makes it pending again with the same eventId",
     CHECK(row["replay_reason"] == "broker fixed");
     CHECK(row["attempts"] == 0);
     CHECK(row["replayed_at_ms"].get<int64_t>() > 0);
+    // Who asked: the account running outpostctl, unless --actor names someone.
+    const std::string actor = row["replay_actor"];
+    CHECK(actor.rfind("outpostctl by ", 0) == 0);
+    CHECK(actor.find("(uid " + std::to_string(getuid()) + ")") != std::string::npos);
+
+    CliRun human = run_outpostctl({"--db", db, "show", event_id}, dir.path());
+    REQUIRE(human.exit_code == 0);
+    CHECK(human.out.find("replay_actor:  " + actor + "\n") != std::string::npos);
+}
+
+TEST_CASE("replay --actor records who asked, and an empty actor is a usage error", "[cli]") {
+    outpost::testing::TempDir dir;
+    std::string db = dir.file("store.db");
+    std::string event_id = make_dead_event(db);
+
+    CliRun empty = run_outpostctl({"--db", db, "replay", event_id, "--reason", "x", "--actor", ""},
+                                  dir.path());
+    CHECK(empty.exit_code == 2);
+    CHECK(empty.err.find("--actor") != std::string::npos);
+
+    CliRun replayed = run_outpostctl({"--db", db, "replay", "--all-dead", "--reason", "ACL fixed",
+                                      "--actor", "maintenance screen"},
+                                     dir.path());
+    INFO(outpost::testing::one_line(replayed.err));
+    REQUIRE(replayed.exit_code == 0);
+    CliRun shown = run_outpostctl({"--db", db, "--json", "show", event_id}, dir.path());
+    REQUIRE(shown.exit_code == 0);
+    CHECK(nlohmann::json::parse(shown.out)["replay_actor"] == "maintenance screen");
 }
 
 TEST_CASE("replay --all-dead and purge --dead report how many rows they touched", "[cli]") {

@@ -9,6 +9,8 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -25,15 +27,17 @@ using namespace std::chrono_literals;
 
 namespace {
 
-// Raises `count` alarms through the daemon's socket; returns the eventIds.
-std::vector<std::string> raise_alarms(const std::string& socket, int count) {
+// Raises `count` alarms through the daemon's socket, for devices
+// <device_prefix>0, 1 and 2 in turn; returns the eventIds.
+std::vector<std::string> raise_alarms(const std::string& socket, int count,
+                                      const std::string& device_prefix = "pump-") {
     auto client = outpost::ingest::Client::connect(socket);
     REQUIRE(client.is_ok());
     std::vector<std::string> ids;
     for (int i = 0; i < count; ++i) {
         json request = {{"op", "raise_alarm"},
                         {"alarm",
-                         {{"deviceId", "pump-" + std::to_string(i % 3)},
+                         {{"deviceId", device_prefix + std::to_string(i % 3)},
                           {"alarmType", "OVER_TEMPERATURE"},
                           {"severity", "major"}}}};
         auto answer = (*client)->call(request, 30s);
@@ -282,5 +286,123 @@ TEST_CASE("the metrics endpoint and textfile count what happened", "[daemon]") {
                kAlarms;
     }));
     CHECK(http_get(port, "/other").status == 404);
+    CHECK(daemon.terminate() == 0);
+}
+
+namespace {
+
+// The log lines that contain `text`.
+std::vector<std::string> lines_with(const std::string& log, const std::string& text) {
+    std::vector<std::string> lines;
+    std::istringstream in(log);
+    for (std::string line; std::getline(in, line);) {
+        if (line.find(text) != std::string::npos) lines.push_back(line);
+    }
+    return lines;
+}
+
+// The body of /metrics, empty while the endpoint does not answer yet.
+std::string scrape(int port) {
+    try {
+        HttpAnswer answer = http_get(port, "/metrics");
+        return answer.status == 200 ? answer.body : std::string();
+    } catch (const std::runtime_error&) {
+        return std::string();  // not listening yet
+    }
+}
+
+}  // namespace
+
+TEST_CASE("a DEAD event is logged once at error level with its reason and moves the dead metrics",
+          "[daemon]") {
+    Mosquitto broker(gateway_acl_config("gw-daemon", "outpost/gw-daemon/alarm/forbidden-0"));
+    Subscriber subscriber(broker, "observer", false, "observer", "observer-secret");
+    TempDir dir;
+    const int port = free_loopback_port();
+    json config = daemon_config(dir, broker);
+    config["broker"]["username"] = "gw-daemon";
+    config["broker"]["password"] = "gateway-secret";
+    config["publisher"]["max_attempts"] = 2;
+    config["publisher"]["retry_initial_ms"] = 20;
+    config["publisher"]["retry_max_ms"] = 50;
+    config["metrics"] = {{"listen", "127.0.0.1:" + std::to_string(port)}};
+    DaemonProcess daemon(dir, config);
+    REQUIRE(eventually([&] { return socket_ready(dir.file("alarms.sock")); }));
+    std::string text;
+    REQUIRE(eventually([&] {
+        text = scrape(port);
+        return metric_value(text, "outpost_broker_connected") == 1;
+    }));
+    CHECK(metric_value(text, "outpost_events_dead_total") == 0);
+    CHECK(metric_value(text, "outpost_dead") == 0);
+
+    const std::string dead_id = raise_alarms(dir.file("alarms.sock"), 1, "forbidden-").front();
+    REQUIRE(eventually([&] {
+        text = scrape(port);
+        return metric_value(text, "outpost_events_dead_total") == 1;
+    }));
+    CHECK(metric_value(text, "outpost_dead") == 1);
+    // Alarms after it flow, and the DEAD one stays DEAD: no second report.
+    const std::vector<std::string> later = raise_alarms(dir.file("alarms.sock"), 6);
+    REQUIRE(eventually([&] { return subscriber.event_counts().size() == later.size(); }));
+    REQUIRE(eventually([&] {
+        text = scrape(port);
+        return metric_value(text, "outpost_events_sent_total") == 6;
+    }));
+    CHECK(metric_value(text, "outpost_events_dead_total") == 1);
+    CHECK(subscriber.event_counts().count(dead_id) == 0);
+
+    INFO(daemon.log_line());
+    const std::vector<std::string> dead_lines = lines_with(daemon.log(), "is DEAD");
+    REQUIRE(dead_lines.size() == 1);
+    const std::string& line = dead_lines.front();
+    CHECK(line.rfind("outpostd error: ", 0) == 0);
+    CHECK(line.find(dead_id) != std::string::npos);
+    CHECK(line.find("forbidden-0") != std::string::npos);
+    CHECK(line.find("0x87") != std::string::npos);  // the broker's reason: Not authorized
+    CHECK(line.find("after 2 attempt") != std::string::npos);
+    CHECK(lines_with(daemon.log(), dead_id).size() == 1);
+    CHECK(daemon.terminate() == 0);
+}
+
+TEST_CASE("every metric the shipped alert rules use is one a running outpostd exports",
+          "[daemon]") {
+    const char* rules_path = std::getenv("OUTPOST_ALERT_RULES");
+    REQUIRE(rules_path != nullptr);
+    const std::string rules = read_file(rules_path);
+    std::set<std::string> used;
+    const std::regex metric_name("outpost_[a-z0-9_]+");
+    std::istringstream in(rules);
+    for (std::string line; std::getline(in, line);) {
+        if (line.find("expr:") == std::string::npos) continue;
+        for (std::sregex_iterator it(line.begin(), line.end(), metric_name), end; it != end; ++it) {
+            used.insert(it->str());
+        }
+    }
+    REQUIRE(used.size() >= 8);  // the rules were read, not an empty file
+
+    Mosquitto broker;
+    TempDir dir;
+    const int port = free_loopback_port();
+    json config = daemon_config(dir, broker);
+    config["metrics"] = {{"listen", "127.0.0.1:" + std::to_string(port)}};
+    config["telemetry"] = {{"datagram_socket", dir.file("telemetry.sock")}};
+    DaemonProcess daemon(dir, config);
+    std::string text;
+    REQUIRE(eventually([&] {
+        text = scrape(port);
+        return metric_value(text, "outpost_lease_held") == 1;
+    }));
+    std::set<std::string> exported;
+    std::istringstream scrape(text);
+    for (std::string line; std::getline(scrape, line);) {
+        const std::string type = "# TYPE ";
+        if (line.rfind(type, 0) != 0) continue;
+        exported.insert(line.substr(type.size(), line.find(' ', type.size()) - type.size()));
+    }
+    for (const std::string& name : used) {
+        INFO(name);
+        CHECK(exported.count(name) == 1);
+    }
     CHECK(daemon.terminate() == 0);
 }

@@ -9,18 +9,7 @@ using namespace outpost;
 using namespace outpost::testing;
 
 TEST_CASE("a publish the broker refuses (ACL, 0x87) moves to DEAD after max_attempts") {
-    MosquittoConfig config;
-    config.allow_anonymous = false;
-    config.users = {{"gw-test", "gateway-secret"}, {"observer", "observer-secret"}};
-    config.acl =
-        "pattern write outpost/%u/#\n"
-        "\n"
-        "user gw-test\n"
-        "topic deny outpost/gw-test/alarm/forbidden-0\n"
-        "\n"
-        "user observer\n"
-        "topic read #\n";
-    Mosquitto broker(config);
+    Mosquitto broker(gateway_acl_config("gw-test", "outpost/gw-test/alarm/forbidden-0"));
     Subscriber subscriber(broker, "observer", false, "observer", "observer-secret");
     TempDir dir;
     const std::string db = dir.file("acl.db");

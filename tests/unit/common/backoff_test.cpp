@@ -2,6 +2,7 @@
 // and the equal-jitter bounds, with the random source pinned by the test.
 #include "common/backoff.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <cstdint>
@@ -122,6 +123,44 @@ TEST_CASE("seeded jitter stays within its bounds, reaches both ends and repeats 
     CHECK(seen == std::set<int64_t>{5, 6, 7, 8, 9, 10});
     CHECK(first_draws == again_draws);
     CHECK(first_draws != other_draws);
+}
+
+TEST_CASE("over many draws every jittered delay follows the doubling curve, its cap and spread") {
+    // The publisher's reconnect policy (PublisherOptions defaults: 500 ms
+    // doubling to 60 s) with a real seeded source, 2000 draws per step.
+    constexpr int64_t kInitial = 500;
+    constexpr int64_t kCap = 60000;
+    Backoff backoff =
+        Backoff::jittered(milliseconds(kInitial), milliseconds(kCap), outpost::seeded_random(2026));
+    int64_t expected_base = kInitial;
+    for (int failures = 1; failures <= 20; ++failures) {
+        INFO("failures " << failures);
+        CHECK(backoff.base(failures).count() == expected_base);
+        const int64_t low = expected_base / 2;
+        int64_t smallest = expected_base, largest = 0, sum = 0;
+        std::set<int64_t> distinct;
+        constexpr int kDraws = 2000;
+        for (int i = 0; i < kDraws; ++i) {
+            const int64_t delay = backoff.delay(failures).count();
+            smallest = std::min(smallest, delay);
+            largest = std::max(largest, delay);
+            sum += delay;
+            distinct.insert(delay);
+        }
+        // Within [base/2, base], never above the cap.
+        CHECK(smallest >= low);
+        CHECK(largest <= expected_base);
+        CHECK(largest <= kCap);
+        // Spread over the whole range (uniform: mean 3/4 of the base, both
+        // ends within 2% reached), so a fleet does not reconnect in lockstep.
+        CHECK(smallest <= low + expected_base / 50);
+        CHECK(largest >= expected_base - expected_base / 50);
+        const double mean = static_cast<double>(sum) / kDraws;
+        CHECK(mean > 0.72 * static_cast<double>(expected_base));
+        CHECK(mean < 0.78 * static_cast<double>(expected_base));
+        CHECK(distinct.size() > 200);
+        expected_base = std::min(expected_base * 2, kCap);
+    }
 }
 
 TEST_CASE("seed 0 picks a different seed for each source") {

@@ -4,7 +4,11 @@
 // the rest of the outbox goes on.
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <mutex>
+#include <stdexcept>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "publisher_rig.h"
 
@@ -70,5 +74,64 @@ TEST_CASE("a payload above the broker's Maximum Packet Size is a message-level f
     CHECK(rig.broker.publishes_of(big.event_id).empty());
     for (const auto& record : rig.broker.publishes()) CHECK(record.payload.size() < 700);
     CHECK(rig.broker.connects() == 1);
+    CHECK(rig.status().dead == 1);
+}
+
+TEST_CASE(
+    "an event turning DEAD is reported once to on_dead with its id, device, reason and attempts") {
+    PublisherRig rig;
+    rig.broker.set_refusal_reason("PUBACK reason 0x87 (Not authorized)");
+    rig.broker.set_policy([](const PublishRecord& record) {
+        return record.device_id == "forbidden" ? Verdict::kRefuse : Verdict::kAck;
+    });
+    std::mutex mutex;
+    std::vector<outpost::DeadEvent> reports;  // guarded by mutex
+    std::vector<std::thread::id> threads;     // guarded by mutex
+    auto options = quick_publisher_options();
+    options.max_attempts = 2;
+    options.on_dead = [&](const outpost::DeadEvent& event) {
+        std::lock_guard<std::mutex> lock(mutex);
+        reports.push_back(event);
+        threads.push_back(std::this_thread::get_id());
+    };
+    rig.start(options);
+
+    const auto refused = rig.record("forbidden");
+    const auto fine = rig.record("allowed");
+    REQUIRE(rig.row_in_state(refused.event_id, kDead));
+    REQUIRE(rig.row_in_state(fine.event_id, kSent));
+    // The report follows the DEAD commit on the publisher thread: wait for it.
+    REQUIRE(eventually([&] {
+        std::lock_guard<std::mutex> lock(mutex);
+        return !reports.empty();
+    }));
+    std::lock_guard<std::mutex> lock(mutex);
+    REQUIRE(reports.size() == 1);
+    CHECK(reports[0].event_id == refused.event_id);
+    CHECK(reports[0].device_id == "forbidden");
+    CHECK(reports[0].seq == 1);
+    CHECK(reports[0].reason == rig.row(refused.event_id).last_error);
+    CHECK(reports[0].reason.find("0x87") != std::string::npos);
+    CHECK(reports[0].attempts == 2);
+    CHECK(reports[0].attempts == rig.row(refused.event_id).attempts);
+    CHECK(threads[0] != std::this_thread::get_id());
+}
+
+TEST_CASE("an on_dead callback that throws does not stop the publisher") {
+    PublisherRig rig;
+    rig.broker.set_policy([](const PublishRecord& record) {
+        return record.device_id == "forbidden" ? Verdict::kRefuse : Verdict::kAck;
+    });
+    auto options = quick_publisher_options();
+    options.max_attempts = 1;
+    options.on_dead = [](const outpost::DeadEvent&) { throw std::runtime_error("pager down"); };
+    rig.start(options);
+
+    const auto refused = rig.record("forbidden");
+    REQUIRE(rig.row_in_state(refused.event_id, kDead));
+    const auto after = rig.record("allowed");
+    REQUIRE(rig.row_in_state(after.event_id, kSent));
+    CHECK(eventually(
+        [&] { return rig.status().last_error.find("pager down") != std::string::npos; }));
     CHECK(rig.status().dead == 1);
 }

@@ -47,7 +47,8 @@ TEST_CASE("a running publisher sends a replayed DEAD row again, with the same ev
 
     broker.set_policy([](const PublishRecord&) { return Verdict::kAck; });
     auto& core = outpost::store::core_of(rig.store());
-    REQUIRE(outpost::store::replay_event(core, event.event_id, "unit test").is_ok());
+    REQUIRE(outpost::store::replay_event(core, event.event_id, "unit test", "publisher_rescan_test")
+                .is_ok());
     REQUIRE(rig.row_in_state(event.event_id, kSent));
     const auto publishes = broker.publishes_of(event.event_id);
     REQUIRE(publishes.size() == 2);

@@ -99,7 +99,9 @@ TEST_CASE("list_events pages through one state in commit order with an id cursor
           StatusCode::kInvalidArgument);
 }
 
-TEST_CASE("a replayed DEAD event is PENDING again with the same eventId and its replay recorded") {
+TEST_CASE(
+    "a replayed DEAD event is PENDING again with the same eventId, its replay and who asked "
+    "recorded") {
     TempDir dir;
     ManualClock clock;
     auto store = open_store(dir.file("a.db"), test_options(&clock));
@@ -111,7 +113,7 @@ TEST_CASE("a replayed DEAD event is PENDING again with the same eventId and its 
     make_dead(*store, recorded->event_id, "PUBACK 0x97 quota exceeded");
 
     clock.advance(5000);
-    REQUIRE_OK(admin.replay_event(recorded->event_id, "broker quota raised"));
+    REQUIRE_OK(admin.replay_event(recorded->event_id, "broker quota raised", "ops console: alice"));
     auto row = admin.find_event(recorded->event_id);
     REQUIRE_OK(row);
     CHECK(row->state == EventState::kPending);
@@ -121,17 +123,23 @@ TEST_CASE("a replayed DEAD event is PENDING again with the same eventId and its 
     CHECK(row->replay_count == 1);
     CHECK(row->replayed_at_ms == clock.wall_ms());
     CHECK(row->replay_reason == "broker quota raised");
+    CHECK(row->replay_actor == "ops console: alice");
     CHECK(store->stats()->dead == 0);
 
-    SECTION("a PENDING event, an unknown one, or no reason is refused and changes nothing") {
-        CHECK(admin.replay_event(recorded->event_id, "again").code() ==
+    SECTION("a PENDING event, an unknown one, no reason or no actor is refused, changing nothing") {
+        CHECK(admin.replay_event(recorded->event_id, "again", "bob").code() ==
               StatusCode::kInvalidArgument);
-        CHECK(admin.replay_event("no-such-event", "x").code() == StatusCode::kNotFound);
+        CHECK(admin.replay_event("no-such-event", "x", "bob").code() == StatusCode::kNotFound);
         make_dead(*store, recorded->event_id, "refused again");
-        CHECK(admin.replay_event(recorded->event_id, "").code() == StatusCode::kInvalidArgument);
-        CHECK(admin.replay_dead("").status().code() == StatusCode::kInvalidArgument);
+        CHECK(admin.replay_event(recorded->event_id, "", "bob").code() ==
+              StatusCode::kInvalidArgument);
+        CHECK(admin.replay_event(recorded->event_id, "why", "").code() ==
+              StatusCode::kInvalidArgument);
+        CHECK(admin.replay_dead("", "bob").status().code() == StatusCode::kInvalidArgument);
+        CHECK(admin.replay_dead("why", "").status().code() == StatusCode::kInvalidArgument);
         CHECK(admin.find_event(recorded->event_id)->state == EventState::kDead);
         CHECK(admin.find_event(recorded->event_id)->replay_count == 1);
+        CHECK(admin.find_event(recorded->event_id)->replay_actor == "ops console: alice");
     }
 }
 
@@ -139,19 +147,21 @@ TEST_CASE("replay_dead replays every DEAD event and counts them; none is not an 
     TempDir dir;
     auto store = open_store(dir.file("a.db"), test_options());
     StoreAdmin admin(*store);
-    CHECK(*admin.replay_dead("nothing to do") == 0);
+    CHECK(*admin.replay_dead("nothing to do", "nightly job") == 0);
     std::vector<std::string> ids;
     for (int i = 0; i < 4; ++i) ids.push_back(store->record_alarm(sample_alarm())->event_id);
     make_dead(*store, ids[0], "refused");
     make_dead(*store, ids[2], "refused");
 
-    auto replayed = admin.replay_dead("ACL fixed");
+    auto replayed = admin.replay_dead("ACL fixed", "outpostctl by root (uid 0)");
     REQUIRE_OK(replayed);
     CHECK(*replayed == 2);
     CHECK(admin.list_events(EventState::kDead, 0, 10)->empty());
     CHECK(admin.list_events(EventState::kPending, 0, 10)->size() == 4);
     CHECK(admin.find_event(ids[2])->replay_reason == "ACL fixed");
+    CHECK(admin.find_event(ids[2])->replay_actor == "outpostctl by root (uid 0)");
     CHECK(admin.find_event(ids[1])->replay_count == 0);
+    CHECK(admin.find_event(ids[1])->replay_actor.empty());
 }
 
 TEST_CASE("purge_dead deletes DEAD events with their alarm records and nothing else") {
