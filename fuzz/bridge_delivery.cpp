@@ -73,6 +73,7 @@ BridgeConfig config_for(const std::string& tag, bool identity_property) {
     BridgeConfig config;
     config.mapping.push_back(MappingRule{"outpost/+/alarm/+", kAlarmTopic, tag});
     config.quarantine_topic = kQuarantineTopic;
+    config.dedupe_capacity = 16;  // one message per Delivery; the default sizes for 100000
     config.limits.max_payload_bytes = 4096;
     config.limits.quarantine_body_bytes = 512;
     if (identity_property) config.identity.user_property = kIdentityProperty;

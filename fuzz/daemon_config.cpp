@@ -8,9 +8,11 @@
 #include <cstdint>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "common/text_checks.h"
+#include "config_round_trip.h"
 #include "daemon/config.h"
 #include "fuzz_check.h"
 
@@ -96,21 +98,9 @@ json written(const DaemonConfig& c) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-    const std::string text(reinterpret_cast<const char*>(data), size);
-    auto config = parse_daemon_config(text);
-    if (!config.is_ok()) {
-        FUZZ_CHECK(config.status().code() == outpost::StatusCode::kInvalidArgument &&
-                       !config.status().message().empty(),
-                   "a refused configuration gets kInvalidArgument with a message");
-        return 0;
-    }
-    const json document = written(*config);
-    auto again = parse_daemon_config(document.dump());
-    FUZZ_CHECK(again.is_ok(), "an accepted configuration, written back, is accepted again");
-    FUZZ_CHECK(written(*again) == document, "an accepted configuration reads back the same");
-    auto compact = parse_daemon_config(json::parse(text).dump());
-    FUZZ_CHECK(compact.is_ok() && written(*compact) == document,
-               "the JSON data decides, not its layout");
+    const std::optional<DaemonConfig> config = accepted_config(
+        std::string(reinterpret_cast<const char*>(data), size), &parse_daemon_config, written);
+    if (!config) return 0;
 
     const DaemonConfig& c = *config;
     FUZZ_CHECK(outpost::is_valid_identifier(c.store.gateway_id), "the gateway id is an identifier");
