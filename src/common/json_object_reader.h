@@ -16,8 +16,10 @@
 #include <sstream>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
+#include "common/strict_json.h"
 #include "outpost/status.h"
 
 namespace outpost {
@@ -125,7 +127,9 @@ class JsonObjectReader final {
 };
 
 // The top-level object of a configuration text; kInvalidArgument when the
-// text is not JSON (the message names the byte offset) or not an object.
+// text is not JSON (the message names the byte offset), not an object, or
+// repeats a key in one object or nests deeper than 64 (common/strict_json.h;
+// a byte-order mark is allowed here).
 inline Result<nlohmann::json> parse_config_object(const std::string& json_text) {
     nlohmann::json document;
     try {
@@ -137,6 +141,15 @@ inline Result<nlohmann::json> parse_config_object(const std::string& json_text) 
     if (!document.is_object()) {
         return Status::error(StatusCode::kInvalidArgument,
                              "configuration must be a JSON object at the top level");
+    }
+    // Valid JSON; read again the strict way, for what the lax parse keeps
+    // silently: a repeated key (the last one won). A byte-order mark, which
+    // some editors write, stays allowed in a configuration file.
+    constexpr int kMaxConfigDepth = 64;
+    const bool bom = json_text.compare(0, 3, "\xEF\xBB\xBF") == 0;
+    auto strict = parse_strict_json(bom ? json_text.substr(3) : json_text, kMaxConfigDepth);
+    if (const auto* refusal = std::get_if<JsonRefusal>(&strict)) {
+        return Status::error(StatusCode::kInvalidArgument, "configuration " + refusal->detail);
     }
     return document;
 }

@@ -42,7 +42,17 @@ Result<std::map<std::string, std::string>> decode_properties(std::string_view en
             return Status::error(StatusCode::kInvalidArgument,
                                  "message properties hold a pair without a name");
         }
-        properties[std::string(pair.substr(0, split))] = std::string(pair.substr(split + 1));
+        const std::string_view value = pair.substr(split + 1);
+        if (value.find(kNameValueSeparator) != std::string_view::npos) {
+            return Status::error(StatusCode::kInvalidArgument,
+                                 "message properties hold a pair with two 0x01 separators");
+        }
+        // Readers differ on a repeated name (first or last wins): refuse it.
+        const std::string name(pair.substr(0, split));
+        if (!properties.emplace(name, std::string(value)).second) {
+            return Status::error(StatusCode::kInvalidArgument,
+                                 "message properties repeat the name \"" + name + "\"");
+        }
     }
     return properties;
 }

@@ -24,8 +24,9 @@ constexpr const char* kPropertyShardingKey = "__SHARDINGKEY";
 Result<std::string> encode_properties(const std::map<std::string, std::string>& properties);
 
 // Decodes an encoded string. A trailing pair without \x02 is accepted (older
-// clients omit it); a pair without \x01 or with an empty name fails with
-// kInvalidArgument.
+// clients omit it); a pair without \x01, with an empty name or a second
+// \x01, and a name given twice fail with kInvalidArgument: what decodes
+// holds no separator byte and encodes back to the same pairs.
 Result<std::map<std::string, std::string>> decode_properties(std::string_view encoded);
 
 }  // namespace outpost::rocketmq

@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <exception>
 #include <nlohmann/json.hpp>
+#include <set>
+#include <string>
 #include <utility>
 
 #include "rocketmq/codes.h"
@@ -59,6 +61,8 @@ Result<TopicRoute> parse_checked(std::string_view json) {
         return bad_route("body is not a JSON object");
     }
     TopicRoute route;
+    std::set<std::string> broker_names;
+    std::set<std::string> queue_names;
     auto brokers = root.find("brokerDatas");
     if (brokers != root.end() && brokers->is_array()) {
         for (const auto& entry : *brokers) {
@@ -70,6 +74,9 @@ Result<TopicRoute> parse_checked(std::string_view json) {
             broker.broker_name = string_member(entry, "brokerName");
             if (broker.broker_name.empty()) {
                 return bad_route("a broker has no brokerName");
+            }
+            if (!broker_names.insert(broker.broker_name).second) {
+                return bad_route("brokerDatas names broker \"" + broker.broker_name + "\" twice");
             }
             auto addresses = entry.find("brokerAddrs");
             if (addresses != entry.end() && addresses->is_object()) {
@@ -94,9 +101,18 @@ Result<TopicRoute> parse_checked(std::string_view json) {
             if (queue.broker_name.empty()) {
                 return bad_route("a queue entry has no brokerName");
             }
+            if (!queue_names.insert(queue.broker_name).second) {
+                return bad_route("queueDatas names broker \"" + queue.broker_name + "\" twice");
+            }
             queue.read_queue_count = int_member(entry, "readQueueNums");
             queue.write_queue_count = int_member(entry, "writeQueueNums");
             queue.perm = int_member(entry, "perm");
+            for (const char* name : {"readQueueNums", "writeQueueNums"}) {
+                if (int_member(entry, name) > kMaxQueueNums) {
+                    return bad_route(std::string(name) + " of broker \"" + queue.broker_name +
+                                     "\" exceeds " + std::to_string(kMaxQueueNums));
+                }
+            }
             route.queues.push_back(std::move(queue));
         }
     }

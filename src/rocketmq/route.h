@@ -21,6 +21,10 @@ constexpr std::int32_t kPermWrite = 2;
 constexpr std::int32_t kPermRead = 4;
 // Broker id of a master in BrokerData::addresses.
 constexpr std::int64_t kMasterBrokerId = 0;
+// Most read or write queues one broker may offer for a topic in a route we
+// accept (RocketMQ's default is 8; a count beyond this is a broken or
+// hostile name server, and would cost memory per queue).
+constexpr std::int32_t kMaxQueueNums = 1024;
 
 struct BrokerData {
     std::string cluster;
@@ -48,7 +52,8 @@ struct TopicRoute {
 };
 
 // Parses the strict-JSON route body. Fails with kInvalidArgument when the body
-// is not JSON or a broker/queue entry lacks its name; unknown fields are ignored.
+// is not JSON, a broker/queue entry lacks its name, names a broker a second
+// time, or offers more than kMaxQueueNums queues; unknown fields are ignored.
 Result<TopicRoute> parse_topic_route(std::string_view json);
 
 // Asks the name server behind `name_server` for the route of `topic`.

@@ -48,3 +48,15 @@ TEST_CASE("a pair without a name fails to decode") {
     CHECK_FALSE(decode_properties("novalue\x02").is_ok());
     CHECK_FALSE(decode_properties("\x01value\x02").is_ok());
 }
+
+// Found by fuzz/rocketmq_properties.cpp: "A\x01x\x01y" decoded to a value
+// holding 0x01, which encode_properties then refused; and a repeated name
+// kept the last value where other readers keep the first.
+TEST_CASE("decoded properties never hold a separator byte nor a name twice") {
+    auto extra_separator = decode_properties("A\x01x\x01y\x02");
+    REQUIRE_FALSE(extra_separator.is_ok());
+    CHECK(extra_separator.status().code() == outpost::StatusCode::kInvalidArgument);
+    auto repeated = decode_properties("KEYS\x01one\x02KEYS\x01two\x02");
+    REQUIRE_FALSE(repeated.is_ok());
+    CHECK(repeated.status().message().find("KEYS") != std::string::npos);
+}

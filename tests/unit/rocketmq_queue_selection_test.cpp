@@ -68,3 +68,30 @@ TEST_CASE("a route body that is not JSON or lacks broker names is an error") {
     REQUIRE(empty.is_ok());
     CHECK(empty->write_queues().empty());
 }
+
+// Found by fuzz/rocketmq_route.cpp: writeQueueNums 2147483647 made
+// write_queues() build two billion queues (the producer ran out of memory
+// on one answer), and a broker named twice listed its queues twice, in an
+// order that depended on the answer's.
+TEST_CASE("a route with absurd queue counts or a broker named twice is refused") {
+    auto huge = parse_topic_route(R"({
+        "brokerDatas":[{"brokerName":"a","brokerAddrs":{"0":"127.0.0.1:1"}}],
+        "queueDatas":[{"brokerName":"a","perm":6,"writeQueueNums":2147483647}]})");
+    REQUIRE_FALSE(huge.is_ok());
+    CHECK(huge.status().message().find("writeQueueNums") != std::string::npos);
+    CHECK_FALSE(
+        parse_topic_route(R"({"queueDatas":[{"brokerName":"a","readQueueNums":100000}]})").is_ok());
+    auto twice = parse_topic_route(R"({
+        "brokerDatas":[{"brokerName":"a","brokerAddrs":{"0":"127.0.0.1:1"}}],
+        "queueDatas":[{"brokerName":"a","perm":6,"writeQueueNums":2},
+                      {"brokerName":"a","perm":6,"writeQueueNums":1}]})");
+    REQUIRE_FALSE(twice.is_ok());
+    CHECK(twice.status().message().find("\"a\"") != std::string::npos);
+    CHECK_FALSE(
+        parse_topic_route(R"({"brokerDatas":[{"brokerName":"a"},{"brokerName":"a"}]})").is_ok());
+    auto largest = parse_topic_route(R"({
+        "brokerDatas":[{"brokerName":"a","brokerAddrs":{"0":"127.0.0.1:1"}}],
+        "queueDatas":[{"brokerName":"a","perm":6,"writeQueueNums":1024}]})");
+    REQUIRE(largest.is_ok());
+    CHECK(largest->write_queues().size() == 1024);
+}

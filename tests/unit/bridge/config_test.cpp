@@ -129,3 +129,15 @@ TEST_CASE("a configuration file that cannot be read is kNotFound and names the p
     CHECK(config.status().code() == StatusCode::kNotFound);
     CHECK(config.status().message().find("/nonexistent/bridge.json") != std::string::npos);
 }
+
+// Read the lax way, the last of two "quarantine_topic" members won without a
+// word: the file said two things and the bridge chose one.
+TEST_CASE("a configuration that repeats a key is refused, naming the key") {
+    const std::string twice =
+        edited(R"("quarantine_topic": "outpost_quarantine")",
+               R"("quarantine_topic": "outpost_quarantine", "quarantine_topic": "other")");
+    CHECK(error_of(twice).find("repeats key \"quarantine_topic\"") != std::string::npos);
+    const std::string nested =
+        edited(R"("client_id": "bridge-1")", R"("client_id": "bridge-1", "client_id": "bridge-2")");
+    CHECK(error_of(nested).find("repeats key \"client_id\"") != std::string::npos);
+}

@@ -1,0 +1,25 @@
+# Sourced by scripts/test and scripts/sanitize: the services the integration
+# suites need, one RocketMQ name server + broker and one PostgreSQL server,
+# started for a whole run (mosquitto is started by the tests themselves).
+#
+#   start_services WORK   starts both under WORK/rocketmq and WORK/postgres and
+#                         exports OUTPOST_ROCKETMQ_ENV and OUTPOST_POSTGRES_ENV
+#   stop_services WORK    stops whatever start_services started there
+# Both expect the repository root as the working directory.
+
+start_services() {
+  local work=$1
+  echo "== starting RocketMQ for the integration suites"
+  scripts/rocketmq.sh start "$work/rocketmq"
+  export OUTPOST_ROCKETMQ_ENV="$work/rocketmq/env"
+  echo "== starting PostgreSQL for the consumer's tests"
+  chmod 755 "$work"  # the server runs as the postgres user when we are root
+  scripts/postgres.sh start "$work/postgres"
+  export OUTPOST_POSTGRES_ENV="$work/postgres/env"
+}
+
+stop_services() {
+  local work=$1
+  if [ -f "$work/rocketmq/env" ]; then scripts/rocketmq.sh stop "$work/rocketmq" >/dev/null 2>&1 || true; fi
+  if [ -f "$work/postgres/env" ]; then scripts/postgres.sh stop "$work/postgres" >/dev/null 2>&1 || true; fi
+}
