@@ -178,7 +178,8 @@ class Run {
         const std::string* event_id = pick(input);
         if (event_id == nullptr) return;
         ModelEvent& event = model_.events[*event_id];
-        const outpost::Status status = outpost::StoreAdmin(*store_).replay_event(*event_id, "fuzz");
+        const outpost::Status status =
+            outpost::StoreAdmin(*store_).replay_event(*event_id, "fuzz", "fuzz_store_operations");
         if (event.state == EventState::kPending) {
             FUZZ_CHECK(status.code() == outpost::StatusCode::kInvalidArgument,
                        "replaying a pending event is refused");
