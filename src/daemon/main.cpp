@@ -88,7 +88,7 @@ sockets listen; STATUS= every status_interval_ms; STOPPING=1 at shutdown.
 With WatchdogSec=, WATCHDOG=1 goes out every WatchdogSec/2 but only while
 the publisher's loop keeps going round, so a hung publisher gets the daemon
 restarted. Keep WatchdogSec above 2 x broker.connect_timeout_ms (a connect
-attempt holds the loop). See firmware_glue/systemd/outpostd.service.
+attempt holds the loop). See outpostd.service (firmware_glue/systemd/).
 
 logging: lines on stderr; under journald ($JOURNAL_STREAM) prefixed with the
 syslog priority "<N>"; with logging.syslog also to syslog(3).
