@@ -48,7 +48,9 @@ def main():
                     and target["name"] not in args.excluded):
                 paths.update(target["filename"])
     for path in sorted(paths):
-        print(os.path.relpath(path, build))
+        # A test run by a script from the source tree has nothing to build.
+        if os.path.commonpath([path, build]) == build:
+            print(os.path.relpath(path, build))
 
 
 if __name__ == "__main__":

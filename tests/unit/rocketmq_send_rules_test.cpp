@@ -85,3 +85,14 @@ TEST_CASE("unique ids are 32 hex digits and do not repeat") {
     CHECK(malformed == 0);
     CHECK(seen.size() == 10000);
 }
+
+// A 32-bit time_t (Debian 12 armhf) cannot hold this date: the id would
+// carry the time into some other month.
+TEST_CASE("unique ids carry the milliseconds since the month began, also after 2038") {
+    UniqueIdGenerator ids;
+    // 2040-03-05T01:02:03.456Z
+    const std::chrono::system_clock::time_point when{std::chrono::milliseconds(2214522123456)};
+    const std::string id = ids.next(when);
+    // Bytes 10 to 13: (4 days + 1 h + 2 min + 3 s) * 1000 + 456 = 349323456 ms.
+    CHECK(id.substr(20, 8) == "14D240C0");
+}
