@@ -7,6 +7,7 @@
 
 #include "outpost/store.h"
 #include "raw_sqlite.h"
+#include "store/migrations.h"
 #include "store/outbox.h"
 #include "store/store_internal.h"
 #include "store_fixture.h"
@@ -184,7 +185,7 @@ TEST_CASE("the database runs in WAL mode with the store's durability pragmas") {
     REQUIRE_OK(store->record_alarm(sample_alarm()));
     RawSqlite db(dir.file("o.db"));
     CHECK(db.text("PRAGMA journal_mode") == "wal");
-    CHECK(db.integer("PRAGMA user_version") == 1);
+    CHECK(db.integer("PRAGMA user_version") == store::latest_schema_version());
     CHECK(store->open_report().created);
 }
 
