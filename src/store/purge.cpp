@@ -31,7 +31,8 @@ void bind_rule(Stmt& stmt, const PurgeRule& rule, int64_t limit) {
 
 }  // namespace
 
-Result<int64_t> purge_sent_rows(StoreCore& core, const PurgeRule& rule, int64_t limit) {
+Result<int64_t> purge_sent_rows(StoreCore& core, const PurgeRule& rule, int64_t limit,
+                                OutboxChange& change) {
     const std::string& victims = victims_sql();
     // 1. Remember the highest seq per device before its rows go.
     auto remember = core.cached(
@@ -55,7 +56,9 @@ Result<int64_t> purge_sent_rows(StoreCore& core, const PurgeRule& rule, int64_t 
     bind_rule(**events, rule, limit);
     status = (*events)->run("purging SENT events");
     if (!status) return status;
-    return static_cast<int64_t>(sqlite3_changes(core.writer().handle()));
+    const int64_t deleted = sqlite3_changes(core.writer().handle());
+    change.deleted(OutboxState::kSent, deleted);
+    return deleted;
 }
 
 }  // namespace outpost::store

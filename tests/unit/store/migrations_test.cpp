@@ -13,9 +13,9 @@ TEST_CASE("a new database is created at the latest schema version") {
     TempDir dir;
     auto store = open_store(dir.file("o.db"), test_options());
     CHECK(store->open_report().from_version == 0);
-    CHECK(store->open_report().to_version == 1);
+    CHECK(store->open_report().to_version == 2);
     RawSqlite db(dir.file("o.db"));
-    CHECK(db.integer("PRAGMA user_version") == 1);
+    CHECK(db.integer("PRAGMA user_version") == 2);
     CHECK(db.integer("SELECT epoch FROM lease") == 0);
 }
 
@@ -32,7 +32,7 @@ TEST_CASE("an existing database at version 0 is upgraded and keeps its own table
     REQUIRE_OK(store->record_alarm(sample_alarm()));
     RawSqlite db(path);
     CHECK(db.text("SELECT v FROM firmware_settings") == "eco");
-    CHECK(db.integer("PRAGMA user_version") == 1);
+    CHECK(db.integer("PRAGMA user_version") == 2);
 }
 
 TEST_CASE("a database from a newer Outpost is refused and left untouched") {
@@ -59,5 +59,5 @@ TEST_CASE("reopening a current database applies nothing and reports no upgrade")
     auto store = open_store(path, test_options());
     CHECK_FALSE(store->open_report().created);
     CHECK(store->open_report().from_version == 1);
-    CHECK(store->open_report().to_version == 1);
+    CHECK(store->open_report().to_version == 2);
 }

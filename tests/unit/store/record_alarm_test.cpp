@@ -184,7 +184,7 @@ TEST_CASE("the database runs in WAL mode with the store's durability pragmas") {
     REQUIRE_OK(store->record_alarm(sample_alarm()));
     RawSqlite db(dir.file("o.db"));
     CHECK(db.text("PRAGMA journal_mode") == "wal");
-    CHECK(db.integer("PRAGMA user_version") == 1);
+    CHECK(db.integer("PRAGMA user_version") == 2);
     CHECK(store->open_report().created);
 }
 
