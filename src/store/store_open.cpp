@@ -5,7 +5,11 @@
 //     Outpost is refused untouched (no silent downgrade, no WAL switch).
 //  2. journal_mode=WAL, synchronous=FULL: every COMMIT that returns OK has
 //     had its WAL frames fsynced (survives a power cut).
-//  3. Migrations, each in its own durable transaction.
+//  3. Migrations, each in its own durable transaction. Then, once per boot,
+//     the previous boot's last known uptime goes to boot_log (the backlog age
+//     across reboots), and the outbox figures, device seqs and id generator
+//     come from the summary and its short tail (outbox_summary.h): open
+//     never reads the whole outbox.
 //  4. If this open created the file, fsync the directory: the unix VFS does
 //     not, and a power cut could otherwise lose the whole new file.
 //  5. quick_check (optional): a damaged file is reported, never wiped.
