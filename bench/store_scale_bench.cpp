@@ -36,6 +36,7 @@
 #include "store/outbox.h"
 #include "store/record.h"
 #include "store/store_internal.h"
+#include "store_fixture.h"
 #include "temp_dir.h"
 
 namespace {
@@ -90,15 +91,9 @@ std::unique_ptr<Store> open(const std::string& path, const Args& args) {
     return std::move(*store);
 }
 
+// The tests' sample alarm, from one of 20 devices.
 Alarm bench_alarm(int device) {
-    Alarm alarm;
-    alarm.device_id = "pump-" + std::to_string(device);
-    alarm.alarm_type = "OVER_TEMPERATURE";
-    alarm.severity = Severity::kCritical;
-    alarm.value = 97.5;
-    alarm.unit = "degC";
-    alarm.text = "bearing temperature above limit";
-    return alarm;
+    return testing::sample_alarm("pump-" + std::to_string(device));
 }
 
 // Appends alarms in transactions of 5,000 until the database holds

@@ -17,16 +17,13 @@ Status StoreCore::load_sequences(int64_t after_id) {
                               "GROUP BY device_id");
     if (!stmt) return stmt.status();
     stmt->bind(1, after_id);
-    for (;;) {
-        auto step = stmt->step("loading sequence numbers");
-        if (!step) return step.status();
-        if (*step == Stmt::Step::kDone) return Status::ok();
-        const std::string device = stmt->column_text(0);
+    return stmt->for_each_row("loading sequence numbers", [&](const Stmt& row) {
+        const std::string device = row.column_text(0);
         int64_t& seq = last_seq_[device];
-        seq = std::max(seq, stmt->column_int(1));
+        seq = std::max(seq, row.column_int(1));
         unsaved_seq_[device] = seq;
-        high_water_id_ = std::max(high_water_id_, stmt->column_int(2));
-    }
+        high_water_id_ = std::max(high_water_id_, row.column_int(2));
+    });
 }
 
 Status StoreCore::load_outbox_state() {
@@ -41,14 +38,12 @@ Status StoreCore::load_outbox_state() {
     // S4: device_seq covers every row up to through_id; the rest is the tail.
     auto saved = Stmt::prepare(db_, "SELECT device_id, last_seq FROM device_seq");
     if (!saved) return saved.status();
-    for (;;) {
-        auto step = saved->step("loading saved sequence numbers");
-        if (!step) return step.status();
-        if (*step == Stmt::Step::kDone) break;
-        int64_t& seq = last_seq_[saved->column_text(0)];
-        seq = std::max(seq, saved->column_int(1));
-    }
-    Status status = load_sequences(std::max(high_water_id_, summary.through_id));
+    Status status = saved->for_each_row("loading saved sequence numbers", [&](const Stmt& row) {
+        int64_t& seq = last_seq_[row.column_text(0)];
+        seq = std::max(seq, row.column_int(1));
+    });
+    if (!status) return status;
+    status = load_sequences(std::max(high_water_id_, summary.through_id));
     if (!status) return status;
 
     // The newest row (the highest id is never purged) seeds the event id

@@ -149,12 +149,10 @@ Result<int64_t> pending_age_at_least_ms(Db& db, int64_t id, const std::string& b
     std::vector<std::pair<std::string, int64_t>> boots;
     auto log = Stmt::prepare(db, "SELECT boot_id, last_uptime_ms FROM boot_log ORDER BY seq");
     if (!log) return log.status();
-    for (;;) {
-        auto next = log->step("reading the boot log");
-        if (!next) return next.status();
-        if (*next == Stmt::Step::kDone) break;
-        boots.emplace_back(log->column_text(0), log->column_int(1));
-    }
+    Status read = log->for_each_row("reading the boot log", [&](const Stmt& boot) {
+        boots.emplace_back(boot.column_text(0), boot.column_int(1));
+    });
+    if (!read) return read;
     auto summary = read_summary(db);
     if (!summary) return summary.status();
     if (!summary->boot_id.empty() && summary->boot_id != boot_id) {
