@@ -58,6 +58,6 @@ TEST_CASE("reopening a current database applies nothing and reports no upgrade")
     open_store(path, test_options());
     auto store = open_store(path, test_options());
     CHECK_FALSE(store->open_report().created);
-    CHECK(store->open_report().from_version == 1);
+    CHECK(store->open_report().from_version == 2);
     CHECK(store->open_report().to_version == 2);
 }
