@@ -56,6 +56,12 @@ struct StoreStats {
     int64_t sent = 0;             // SENT rows still kept
     int64_t dead = 0;             // DEAD rows awaiting an operator
     int64_t oldest_pending_id = 0;  // 0 when nothing is pending
+    // The oldest pending event has waited at least this long (ms), counted
+    // on boot clocks only: the rest of the boot it was recorded in, every
+    // boot since (as far as the store saw them) and this one. The wall clock
+    // is never used, so a gateway that booted at 1970 or rebooted during an
+    // outage still reports a true lower bound. -1 when nothing is pending.
+    int64_t oldest_pending_age_ms = -1;
     uint64_t database_bytes = 0;  // pages in use * page size
     uint64_t quota_bytes = 0;
     uint64_t commits = 0;         // write transactions committed
@@ -121,6 +127,9 @@ public:
     // is due. The publisher calls it periodically.
     Result<int64_t> purge_expired();
 
+    // The store's figures now. Reads a summary row and a few hundred rows at
+    // most, never the whole outbox (cheap enough to call every second on a
+    // full store). Errors: kIoError / kCorruption / kBusy from the read.
     Result<StoreStats> stats();
     const OpenReport& open_report() const;
     const std::string& path() const;

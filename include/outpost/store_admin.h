@@ -10,9 +10,11 @@
 // of their own and never wait for writers.
 //
 // Cost: the schema has no index on outbox.state or event_id (a flash page
-// rewritten per alarm is wear; schema/001_initial.sql), so find_event and
-// list_events scan the outbox. That is an operator's occasional read, never
-// the happy path.
+// rewritten per alarm is wear; schema/001_initial.sql). find_event bisects
+// the rowids instead (event ids grow with them; schema/003_outbox_summary.sql),
+// a few dozen page reads on a full store. list_events walks rows in id order
+// until it has `limit` rows in the state asked for: cheap for PENDING and
+// SENT, a walk over the table for DEAD rows when there are few.
 #ifndef OUTPOST_STORE_ADMIN_H
 #define OUTPOST_STORE_ADMIN_H
 

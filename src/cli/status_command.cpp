@@ -19,6 +19,19 @@ struct StoreStatus {
     LeaseRecord lease;
 };
 
+// "3 h 25 min", "2 min 5 s", "40 s": a lower bound counted on boot clocks
+// across reboots (StoreStats::oldest_pending_age_ms).
+std::string format_age(int64_t ms) {
+    const int64_t seconds = ms / 1000;
+    if (seconds >= 3600) {
+        return std::to_string(seconds / 3600) + " h " + std::to_string(seconds % 3600 / 60) +
+               " min";
+    }
+    if (seconds >= 60)
+        return std::to_string(seconds / 60) + " min " + std::to_string(seconds % 60) + " s";
+    return std::to_string(seconds) + " s";
+}
+
 // Fills `status` from the database named by --db; returns an exit code.
 int read_store_status(Context& context, StoreStatus& status) {
     int exit_code = kExitOk;
@@ -52,8 +65,10 @@ void print_store_status(std::ostream& out, const StoreStatus& status) {
         << "sent:           " << stats.sent << "\n"
         << "dead:           " << stats.dead << "\n"
         << "oldest pending: "
-        << (stats.oldest_pending_id == 0 ? std::string("-")
-                                         : std::to_string(stats.oldest_pending_id))
+        << (stats.oldest_pending_id == 0
+                ? std::string("-")
+                : std::to_string(stats.oldest_pending_id) + ", waiting at least " +
+                      format_age(stats.oldest_pending_age_ms))
         << "\n"
         << "database:       " << stats.database_bytes << " of " << stats.quota_bytes << " bytes ("
         << static_cast<int>(percent + 0.5) << "%)\n"

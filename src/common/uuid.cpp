@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cstdio>
 #include <mutex>
+#include <string>
 
 namespace outpost {
 namespace {
@@ -53,6 +54,22 @@ std::string make_uuid_v7(int64_t unix_ms) {
                   b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
                   b[14], b[15]);
     return std::string(text, 36);
+}
+
+void seed_uuid_v7(const std::string& newest) {
+    if (!is_canonical_uuid(newest)) return;
+    std::string hex;
+    for (char c : newest.substr(0, 18)) {
+        if (c != '-') hex += c;
+    }
+    // 48 bits of milliseconds, the version nibble, 12 bits of counter.
+    const uint64_t ms = std::stoull(hex.substr(0, 12), nullptr, 16);
+    const uint32_t counter = static_cast<uint32_t>(std::stoul(hex.substr(13, 3), nullptr, 16));
+    std::lock_guard<std::mutex> lock(g_mutex);
+    if (ms > g_last_ms || (ms == g_last_ms && counter > g_counter)) {
+        g_last_ms = ms;
+        g_counter = counter;  // the next id takes counter + 1 (or the next ms)
+    }
 }
 
 bool is_canonical_uuid(const std::string& text) {

@@ -16,6 +16,13 @@ namespace outpost {
 // creation order within a process. Thread-safe.
 std::string make_uuid_v7(int64_t unix_ms);
 
+// Makes every later id of this process sort after `newest`, a UUIDv7 made by
+// any process (or an earlier run): the store seeds the generator from its
+// newest event id, so ids grow with the rowids even when the wall clock went
+// back across a restart. Text that is not a canonical UUID is ignored.
+// Thread-safe.
+void seed_uuid_v7(const std::string& newest);
+
 // True if `text` is a canonical UUID (any version), lower or upper case.
 bool is_canonical_uuid(const std::string& text);
 

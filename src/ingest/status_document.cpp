@@ -7,6 +7,7 @@ nlohmann::json store_stats_json(const StoreStats& stats) {
             {"sent", stats.sent},
             {"dead", stats.dead},
             {"oldest_pending_id", stats.oldest_pending_id},
+            {"oldest_pending_age_ms", stats.oldest_pending_age_ms},
             {"database_bytes", stats.database_bytes},
             {"quota_bytes", stats.quota_bytes},
             {"commits", stats.commits},

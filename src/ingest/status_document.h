@@ -15,7 +15,7 @@
 namespace outpost::ingest {
 
 // Every StoreStats field under its own name: pending, sent, dead,
-// oldest_pending_id, database_bytes, quota_bytes, and the counters of the
+// oldest_pending_id, oldest_pending_age_ms, database_bytes, quota_bytes, and the counters of the
 // process that has the store open (since it opened it): commits,
 // events_recorded, wal_frames, wal_bytes, checkpoint_pages,
 // checkpoint_failures, purged_rows.

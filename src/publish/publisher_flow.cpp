@@ -187,19 +187,15 @@ void Publisher::Impl::rewind_to(int64_t id) {
 }
 
 void Publisher::Impl::probe_backlog(int64_t now) {
+    // The store keeps these figures as it changes: no scan (outbox_summary.h).
     auto stats = store_.stats();
     if (!stats) {
         note_store_error(stats.status(), now);
         return;
     }
     live_.backlog = stats->pending;
-    live_.oldest_pending_age_ms = -1;
-    if (stats->oldest_pending_id <= 0) return;
-    auto oldest = store::fetch_pending(*reader_, stats->oldest_pending_id - 1, 1);
-    if (!oldest || oldest->empty()) return;
-    if (auto recorded = publish::recorded_uptime_ms(oldest->front().envelope, clock_.boot_id())) {
-        live_.oldest_pending_age_ms = std::max<int64_t>(0, now - *recorded);
-    }
+    live_.oldest_pending_age_ms = stats->oldest_pending_age_ms;
+    oldest_pending_id_ = stats->oldest_pending_id;
 }
 
 void Publisher::Impl::note_store_error(const Status& status, int64_t) {

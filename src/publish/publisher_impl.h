@@ -111,6 +111,7 @@ class Publisher::Impl final {
     bool changed_ = true;                 // the database changed since the last fetch
     bool more_ = true;                    // the last fetch was full: more rows may follow
     int64_t data_version_ = -1;
+    int64_t oldest_pending_id_ = 0;  // at the last probe_backlog; 0: none
     bool stopping_ = false;
     int64_t next_lease_try_ = 0;
     int64_t next_connect_ = 0;

@@ -12,7 +12,7 @@
 namespace outpost {
 namespace {
 
-// Backlog and oldest-pending age cost a count over the outbox: once a second.
+// Backlog and oldest-pending age: a summary read, once a second.
 constexpr int64_t kProbeIntervalMs = 1000;
 // Longest sleep when nothing is scheduled sooner.
 constexpr int64_t kMaxSleepMs = 1000;
@@ -142,8 +142,11 @@ void Publisher::Impl::housekeeping(int64_t now) {
     }
     if (now >= next_rescan_) {
         // Safety net, and the way replayed rows (ids below the cursor) are
-        // found: start again from the first row. Busy rows are skipped.
-        rewind_to(1);
+        // found: start again from the oldest PENDING row (no PENDING row
+        // lies below it, so the SENT rows before it are never read). Busy
+        // rows are skipped. Nothing pending: nothing can be stranded.
+        probe_backlog(now);
+        if (oldest_pending_id_ > 0) rewind_to(oldest_pending_id_);
         live_.rescans++;
         next_rescan_ = now + options_.rescan_interval.count();
     }

@@ -115,12 +115,60 @@ Result<std::vector<OutboxRow>> list_events(Db& reader, OutboxState state, int64_
     return read_rows(*stmt, "reading outbox rows");
 }
 
+Result<int64_t> find_event_id(Db& db, const std::string& event_id) {
+    // Ids made since schema 3 grow with the rowid (outbox_state.cpp seeds
+    // the generator): bisect the rowids above the ordered-after mark, each
+    // probe one B-tree descent to the first row at or above the midpoint.
+    auto ordered_after = db.query_int(
+        "SELECT CAST(coalesce((SELECT value FROM meta WHERE key = 'event_ids_ordered_after'),"
+        " 0) AS INTEGER)",
+        "reading where ordered event ids start");
+    if (!ordered_after) return ordered_after.status();
+    auto max_id = db.query_int("SELECT coalesce(max(id), 0) FROM outbox", "reading the newest id");
+    if (!max_id) return max_id.status();
+    auto probe =
+        Stmt::prepare(db, "SELECT id, event_id FROM outbox WHERE id >= ?1 ORDER BY id LIMIT 1");
+    if (!probe) return probe.status();
+    int64_t low = *ordered_after + 1;
+    int64_t high = *max_id;
+    while (low <= high) {
+        const int64_t middle = low + (high - low) / 2;
+        probe->reset();
+        probe->bind(1, middle);
+        auto step = probe->step("looking up event " + event_id);
+        if (!step) return step.status();
+        if (*step != Stmt::Step::kRow || probe->column_int(0) > high) {
+            high = middle - 1;  // no row in [middle, high]
+            continue;
+        }
+        const int64_t id = probe->column_int(0);
+        const int order = probe->column_text(1).compare(event_id);
+        if (order == 0) return id;
+        if (order < 0) {
+            low = id + 1;
+        } else {
+            high = middle - 1;
+        }
+    }
+    // Ids made before schema 3 may be in any order: a scan bounded by the
+    // mark, empty on a store created since.
+    auto legacy = Stmt::prepare(db, "SELECT id FROM outbox WHERE id <= ?1 AND event_id = ?2");
+    if (!legacy) return legacy.status();
+    legacy->bind(1, *ordered_after).bind(2, event_id);
+    auto step = legacy->step("looking up event " + event_id);
+    if (!step) return step.status();
+    if (*step == Stmt::Step::kRow) return legacy->column_int(0);
+    return Status::error(StatusCode::kNotFound, "no event " + event_id + " in the outbox");
+}
+
 Result<OutboxRow> find_event(Db& reader, const std::string& event_id) {
-    auto stmt = Stmt::prepare(reader, std::string("SELECT ") + kRowColumns + kRowSource +
-                                          " WHERE o.event_id = ?1");
+    auto id = find_event_id(reader, event_id);
+    if (!id) return id.status();
+    auto stmt = Stmt::prepare(
+        reader, std::string("SELECT ") + kRowColumns + kRowSource + " WHERE o.id = ?1");
     if (!stmt) return stmt.status();
-    stmt->bind(1, event_id);
-    auto rows = read_rows(*stmt, "looking up event " + event_id);
+    stmt->bind(1, *id);
+    auto rows = read_rows(*stmt, "reading event " + event_id);
     if (!rows) return rows.status();
     if (rows->empty()) {
         return Status::error(StatusCode::kNotFound, "no event " + event_id + " in the outbox");
@@ -182,6 +230,9 @@ Status mark_sent(StoreCore& core, const std::vector<int64_t>& ids, int64_t epoch
             (*stmt)->bind(1, epoch).bind(2, core.boot_id()).bind(3, context.uptime_ms()).bind(4, id);
             status = (*stmt)->run("marking event SENT");
             if (!status) return status;
+            if (sqlite3_changes(core.writer().handle()) > 0) {
+                context.change().move(OutboxState::kPending, OutboxState::kSent, id);
+            }
             OUTPOST_FAULT_POINT("store.mid_mark");
         }
         return Status::ok();
@@ -191,7 +242,7 @@ Status mark_sent(StoreCore& core, const std::vector<int64_t>& ids, int64_t epoch
 Result<bool> record_failure(StoreCore& core, int64_t id, const std::string& error, int64_t epoch,
                             int max_attempts) {
     bool dead = false;
-    Status status = submit_isolated(core, [&](BatchContext&) {
+    Status status = submit_isolated(core, [&](BatchContext& context) {
         Status checked = check_epoch(core, epoch);
         if (!checked) return checked;
         static const std::string kRecordFailure =
@@ -208,6 +259,7 @@ Result<bool> record_failure(StoreCore& core, int64_t id, const std::string& erro
         dead = *step == Stmt::Step::kRow &&
                (*stmt)->column_int(0) == static_cast<int64_t>(OutboxState::kDead);
         (*stmt)->reset();
+        if (dead) context.change().move(OutboxState::kPending, OutboxState::kDead, id);
         return Status::ok();
     });
     if (!status) return status;
@@ -217,29 +269,29 @@ Result<bool> record_failure(StoreCore& core, int64_t id, const std::string& erro
 Status replay_event(StoreCore& core, const std::string& event_id, const std::string& reason,
                     const std::string& actor) {
     return submit_isolated(core, [&](BatchContext& context) {
+        auto id = find_event_id(core.writer(), event_id);
+        if (!id) return id.status();
+        auto state = core.cached("SELECT state FROM outbox WHERE id = ?1");
+        if (!state) return state.status();
+        (*state)->bind(1, *id);
+        auto found = (*state)->step("reading the state of " + event_id);
+        if (!found) return found.status();
+        const auto before = static_cast<OutboxState>((*state)->column_int(0));
+        (*state)->reset();
+        if (before == OutboxState::kPending) {
+            return Status::error(StatusCode::kInvalidArgument,
+                                 "event " + event_id + " is already PENDING");
+        }
         static const std::string kReplay =
             "UPDATE outbox SET state = " + sql_literal(OutboxState::kPending) +
             ", attempts = 0, replay_count = replay_count + 1, replayed_at_ms = ?1,"
-            " replay_reason = ?2, replay_actor = ?4 WHERE event_id = ?3 AND state != " +
-            sql_literal(OutboxState::kPending) + " RETURNING id";
+            " replay_reason = ?2, replay_actor = ?4 WHERE id = ?3";
         auto stmt = core.cached(kReplay);
         if (!stmt) return stmt.status();
-        (*stmt)->bind(1, context.wall_ms()).bind(2, reason).bind(3, event_id).bind(4, actor);
-        auto step = (*stmt)->step("replaying " + event_id);
-        if (!step) return step.status();
-        bool changed = *step == Stmt::Step::kRow;
-        (*stmt)->reset();
-        if (changed) return Status::ok();
-        auto exists = core.cached("SELECT count(*) FROM outbox WHERE event_id = ?1");
-        if (!exists) return exists.status();
-        (*exists)->bind(1, event_id);
-        auto found = (*exists)->step("looking up " + event_id);
-        if (!found) return found.status();
-        bool pending = (*exists)->column_int(0) > 0;
-        (*exists)->reset();
-        return pending ? Status::error(StatusCode::kInvalidArgument,
-                                       "event " + event_id + " is already PENDING")
-                       : Status::error(StatusCode::kNotFound, "no event " + event_id);
+        (*stmt)->bind(1, context.wall_ms()).bind(2, reason).bind(3, *id).bind(4, actor);
+        Status status = (*stmt)->run("replaying " + event_id);
+        if (status) context.change().move(before, OutboxState::kPending, *id);
+        return status;
     });
 }
 
@@ -251,13 +303,18 @@ Result<int64_t> replay_all_dead(StoreCore& core, const std::string& reason,
             "UPDATE outbox SET state = " + sql_literal(OutboxState::kPending) +
             ", attempts = 0, replay_count = replay_count + 1, replayed_at_ms = ?1,"
             " replay_reason = ?2, replay_actor = ?3 WHERE state = " +
-            sql_literal(OutboxState::kDead);
+            sql_literal(OutboxState::kDead) + " RETURNING id";
         auto stmt = core.cached(kReplayDead);
         if (!stmt) return stmt.status();
         (*stmt)->bind(1, context.wall_ms()).bind(2, reason).bind(3, actor);
-        Status run = (*stmt)->run("replaying DEAD events");
-        count = sqlite3_changes(core.writer().handle());
-        return run;
+        for (;;) {
+            auto step = (*stmt)->step("replaying DEAD events");
+            if (!step) return step.status();
+            if (*step == Stmt::Step::kDone) return Status::ok();
+            context.change().move(OutboxState::kDead, OutboxState::kPending,
+                                  (*stmt)->column_int(0));
+            ++count;
+        }
     });
     if (!status) return status;
     return count;
@@ -265,7 +322,7 @@ Result<int64_t> replay_all_dead(StoreCore& core, const std::string& reason,
 
 Result<int64_t> purge_dead(StoreCore& core) {
     int64_t count = 0;
-    Status status = submit_isolated(core, [&](BatchContext&) {
+    Status status = submit_isolated(core, [&](BatchContext& context) {
         const std::string dead_rows = "outbox WHERE state = " + sql_literal(OutboxState::kDead) +
                                       " AND id < (SELECT max(id) FROM outbox)";
         // The device's highest seq may sit in a DEAD row: remember it first,
@@ -283,6 +340,7 @@ Result<int64_t> purge_dead(StoreCore& core) {
         if (!run) return run;
         run = core.writer().exec("DELETE FROM " + dead_rows, "purging DEAD events");
         count = sqlite3_changes(core.writer().handle());
+        if (run) context.change().deleted(OutboxState::kDead, count);
         return run;
     });
     if (!status) return status;

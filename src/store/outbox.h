@@ -32,6 +32,10 @@ std::string sql_literal(OutboxState state);
 // `reader` (a connection from StoreCore::open_reader()).
 Result<std::vector<OutboxRow>> fetch_pending(Db& reader, int64_t after_id, int limit);
 
+// The rowid of the event `event_id`, by bisection over the rowids (ids grow
+// with them since schema 3), not a scan. kNotFound if absent.
+Result<int64_t> find_event_id(Db& db, const std::string& event_id);
+
 // One row by event id, any state. kNotFound if absent.
 Result<OutboxRow> find_event(Db& reader, const std::string& event_id);
 

@@ -9,14 +9,19 @@ namespace outpost::store {
 namespace {
 
 // The rows to purge, as a subquery: ?1 expired_only, ?2 boot id, ?3 uptime
-// now, ?4 retention, ?5 limit.
+// now, ?4 retention, ?5 limit. Only the first 4 x limit SENT rows in id
+// order are looked at: rows are marked SENT roughly in id order, so those
+// expire first, and a retention purge that finds nothing expired (every
+// purge_interval, on a store full of fresh SENT rows) must not walk the
+// whole table to say so.
 const std::string& victims_sql() {
     static const std::string kVictims =
-        "SELECT id FROM outbox WHERE state = " + sql_literal(OutboxState::kSent) +
-        " AND id < (SELECT max(id) FROM outbox)"
-        " AND (?1 = 0"
+        "SELECT id FROM (SELECT id, sent_boot_id, sent_uptime_ms FROM outbox WHERE state = " +
+        sql_literal(OutboxState::kSent) +
+        " AND id < (SELECT max(id) FROM outbox) ORDER BY id LIMIT ?5 * 4)"
+        " WHERE ?1 = 0"
         "      OR (sent_boot_id = ?2 AND ?3 - sent_uptime_ms >= ?4)"
-        "      OR (sent_boot_id IS NOT ?2 AND ?3 >= ?4))"
+        "      OR (sent_boot_id IS NOT ?2 AND ?3 >= ?4)"
         " ORDER BY id LIMIT ?5";
     return kVictims;
 }
@@ -31,7 +36,8 @@ void bind_rule(Stmt& stmt, const PurgeRule& rule, int64_t limit) {
 
 }  // namespace
 
-Result<int64_t> purge_sent_rows(StoreCore& core, const PurgeRule& rule, int64_t limit) {
+Result<int64_t> purge_sent_rows(StoreCore& core, const PurgeRule& rule, int64_t limit,
+                                OutboxChange& change) {
     const std::string& victims = victims_sql();
     // 1. Remember the highest seq per device before its rows go.
     auto remember = core.cached(
@@ -55,7 +61,9 @@ Result<int64_t> purge_sent_rows(StoreCore& core, const PurgeRule& rule, int64_t 
     bind_rule(**events, rule, limit);
     status = (*events)->run("purging SENT events");
     if (!status) return status;
-    return static_cast<int64_t>(sqlite3_changes(core.writer().handle()));
+    const int64_t deleted = sqlite3_changes(core.writer().handle());
+    change.deleted(OutboxState::kSent, deleted);
+    return deleted;
 }
 
 }  // namespace outpost::store

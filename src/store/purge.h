@@ -25,7 +25,9 @@ struct PurgeRule {
 // the row with the highest id: SQLite would reuse that rowid, and the
 // publisher's cursor relies on ids only growing. Keeps device_seq up to date
 // so sequence numbers never restart. Returns the number of rows deleted.
-Result<int64_t> purge_sent_rows(StoreCore& core, const PurgeRule& rule, int64_t limit);
+// The deletions are recorded in `change` (outbox_summary.h, S2).
+Result<int64_t> purge_sent_rows(StoreCore& core, const PurgeRule& rule, int64_t limit,
+                                OutboxChange& change);
 
 }  // namespace outpost::store
 

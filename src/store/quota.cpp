@@ -5,7 +5,7 @@
 
 namespace outpost::store {
 
-Status StoreCore::make_room(uint64_t growth, int64_t uptime_ms) {
+Status StoreCore::make_room(uint64_t growth, int64_t uptime_ms, OutboxChange& change) {
     PurgeRule oldest_first;
     oldest_first.expired_only = false;
     oldest_first.boot_id = boot_id_;
@@ -18,7 +18,7 @@ Status StoreCore::make_room(uint64_t growth, int64_t uptime_ms) {
         uint64_t used = static_cast<uint64_t>(*pages - *free_pages) * static_cast<uint64_t>(page_size_);
         if (used + growth <= options_.quota_bytes) return Status::ok();
         // SENT rows go first, oldest first, whatever their retention.
-        auto purged = purge_sent_rows(*this, oldest_first, options_.purge_batch_rows);
+        auto purged = purge_sent_rows(*this, oldest_first, options_.purge_batch_rows, change);
         if (!purged) return purged.status();
         if (*purged == 0) {
             return Status::error(

@@ -180,6 +180,15 @@ Status Stmt::run(const std::string& what) {
     }
 }
 
+Status Stmt::for_each_row(const std::string& what, const std::function<void(const Stmt&)>& on_row) {
+    for (;;) {
+        auto step = this->step(what);
+        if (!step) return step.status();
+        if (*step == Step::kDone) return Status::ok();
+        on_row(*this);
+    }
+}
+
 void Stmt::reset() {
     sqlite3_reset(stmt_);
     sqlite3_clear_bindings(stmt_);

@@ -6,6 +6,7 @@
 #include <sqlite3.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "outpost/status.h"
@@ -67,6 +68,8 @@ public:
     Result<Step> step(const std::string& what);
     // Steps to completion, ignoring rows.
     Status run(const std::string& what);
+    // Steps to completion, calling `on_row` with each row.
+    Status for_each_row(const std::string& what, const std::function<void(const Stmt&)>& on_row);
     // Clears bindings and rewinds, ready for reuse.
     void reset();
 

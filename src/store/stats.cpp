@@ -1,6 +1,9 @@
-// Store statistics: counters kept by the writer plus a read of the outbox
-// through a separate connection (never queued behind writers).
+// Store statistics: counters kept by the writer plus the outbox summary read
+// through a separate connection (never queued behind writers). The cost does
+// not grow with the table: the summary row, a rowid range of at most a few
+// hundred rows past it (outbox_summary.h, S2/S3) and the boot log.
 #include "store/outbox.h"
+#include "store/outbox_summary.h"
 #include "store/store_core.h"
 
 namespace outpost::store {
@@ -9,6 +12,29 @@ void StoreCore::count_purged(int64_t rows) {
     std::lock_guard<std::mutex> lock(stats_mutex_);
     counters_.purged_rows += static_cast<uint64_t>(rows);
 }
+
+namespace {
+
+// The outbox figures of `stats`, read in the snapshot the caller holds open.
+Status read_outbox_figures(Db& reader, const Clock& clock, StoreStats& stats) {
+    OutboxSummary summary;
+    auto tally = derive_tally(reader, &summary);
+    if (!tally) return tally.status();
+    stats.pending = tally->pending;
+    stats.sent = tally->sent;
+    stats.dead = tally->dead;
+    stats.oldest_pending_id = tally->oldest_pending_id;
+    stats.oldest_pending_age_ms = -1;
+    if (tally->oldest_pending_id > 0) {
+        auto age = pending_age_at_least_ms(reader, tally->oldest_pending_id, clock.boot_id(),
+                                           clock.boot_ms());
+        if (!age) return age.status();
+        stats.oldest_pending_age_ms = *age;
+    }
+    return Status::ok();
+}
+
+}  // namespace
 
 Result<StoreStats> StoreCore::stats() {
     StoreStats stats;
@@ -19,30 +45,16 @@ Result<StoreStats> StoreCore::stats() {
     stats.quota_bytes = options_.quota_bytes;
     auto reader = open_reader();
     if (!reader) return reader.status();
-    // One pass with filtered counts, not GROUP BY state: the outbox has no
-    // index on state, so GROUP BY sorts every row in a temporary b-tree (heap
-    // up to the page cache's size, then temp files, at every status call: a
-    // store at its quota holds about 200,000 rows); these counts need
-    // constant memory.
-    const std::string pending = sql_literal(OutboxState::kPending);
-    auto counts = Stmt::prepare(
-        *reader, "SELECT count(*) FILTER (WHERE state = " + pending +
-                     "), min(id) FILTER (WHERE state = " + pending +
-                     "), count(*) FILTER (WHERE state = " + sql_literal(OutboxState::kSent) +
-                     "), count(*) FILTER (WHERE state = " + sql_literal(OutboxState::kDead) +
-                     ") FROM outbox");
-    if (!counts) return counts.status();
-    auto step = counts->step("counting outbox rows");
-    if (!step) return step.status();
-    stats.pending = counts->column_int(0);
-    stats.oldest_pending_id = counts->column_int(1);  // NULL (none pending) reads as 0
-    stats.sent = counts->column_int(2);
-    stats.dead = counts->column_int(3);
+    // One read snapshot: the summary and its tail must agree (S2).
+    Status status = reader->exec("BEGIN", "reading store figures");
+    if (!status) return status;
+    status = read_outbox_figures(*reader, *clock_, stats);
+    if (!status) return status;  // closing the reader ends the read
     auto pages = reader->query_int("PRAGMA page_count", "reading page count");
     auto free_pages = reader->query_int("PRAGMA freelist_count", "reading free pages");
     if (pages && free_pages) {
-        stats.database_bytes = static_cast<uint64_t>(*pages - *free_pages) *
-                               static_cast<uint64_t>(page_size_);
+        stats.database_bytes =
+            static_cast<uint64_t>(*pages - *free_pages) * static_cast<uint64_t>(page_size_);
     }
     return stats;
 }

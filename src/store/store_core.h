@@ -18,6 +18,7 @@
 #include "outpost/status.h"
 #include "outpost/store.h"
 #include "outpost/store_options.h"
+#include "store/outbox_summary.h"
 #include "store/sqlite_db.h"
 
 namespace outpost::store {
@@ -46,13 +47,18 @@ public:
     void note_outbox_insert(int64_t id) {
         max_outbox_id_ = std::max(max_outbox_id_, id);
         ++events_added_;
+        change_.inserted(id);
     }
+    // What this batch did to the outbox's figures (outbox_summary.h, S1).
+    // Every op that changes a row's state or deletes rows reports it here.
+    OutboxChange& change() { return change_; }
     int64_t max_outbox_id() const { return max_outbox_id_; }
     uint64_t events_added() const { return events_added_; }
-    // Forgets the inserts of an operation that was rolled back.
-    void restore_inserts(int64_t max_outbox_id, uint64_t events_added) {
+    // Forgets the inserts and changes of an operation that was rolled back.
+    void restore_inserts(int64_t max_outbox_id, uint64_t events_added, const OutboxChange& change) {
         max_outbox_id_ = max_outbox_id;
         events_added_ = events_added;
+        change_ = change;
     }
 
 private:
@@ -60,6 +66,7 @@ private:
     SeqOverlay& overlay_;
     int64_t max_outbox_id_ = 0;
     uint64_t events_added_ = 0;
+    OutboxChange change_;
     int64_t wall_ms_;
     int64_t uptime_ms_;
 };
@@ -131,14 +138,24 @@ private:
     // begin_batch reopens a closed writer).
     Status open_writer();
     Status configure_writer();
+    // Rows past `after_id`: their devices' seqs (kept unsaved for S4) and the
+    // highest id.
     Status load_sequences(int64_t after_id);
+    // At open and after another connection wrote (S5): tally_, the summary
+    // position, the devices' seqs and the event id generator, from the
+    // summary, device_seq and the tail past it; never a scan of the table.
+    Status load_outbox_state();
+    // Before COMMIT: the tally after this batch, and the summary row when
+    // S2/S3 ask for it (`*saved` says so).
+    Status prepare_summary(BatchContext& context, int64_t uptime_ms, OutboxTally* after,
+                           OutboxSummary* saved);
     Status begin_batch();
     // Runs `batch` as one transaction and sets each op's status (I7: never
     // throws; write_batch may, and `committed` says how far it got).
     void run_batch(const std::vector<WriteOp*>& batch) noexcept;
     void write_batch(const std::vector<WriteOp*>& batch, bool* committed);
     Status apply_op(WriteOp& op, BatchContext& context);
-    Status make_room(uint64_t growth, int64_t uptime_ms);
+    Status make_room(uint64_t growth, int64_t uptime_ms, OutboxChange& change);
     void fail_all(const std::vector<WriteOp*>& batch, const Status& status);
     // Ends a failed batch: rolls back, and after an I/O error, a failed
     // rollback or damage reopens (I5). Returns `failure` with what the
@@ -167,6 +184,12 @@ private:
     Db db_;
     std::unordered_map<std::string, std::unique_ptr<Stmt>> statements_;
     std::unordered_map<std::string, int64_t> last_seq_;
+    // Devices whose seq went past device_seq since the last summary (S4).
+    std::unordered_map<std::string, int64_t> unsaved_seq_;
+    OutboxTally tally_;               // S1
+    int64_t summary_through_id_ = 0;  // the summary row as last written or read
+    int64_t summary_uptime_ms_ = 0;
+    std::string summary_boot_id_;
     int64_t high_water_id_ = 0;   // highest outbox id this process has seen
     int64_t data_version_ = -1;   // PRAGMA data_version after our last look
     int64_t page_size_ = 4096;

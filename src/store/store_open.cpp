@@ -5,7 +5,11 @@
 //     Outpost is refused untouched (no silent downgrade, no WAL switch).
 //  2. journal_mode=WAL, synchronous=FULL: every COMMIT that returns OK has
 //     had its WAL frames fsynced (survives a power cut).
-//  3. Migrations, each in its own durable transaction.
+//  3. Migrations, each in its own durable transaction. Then, once per boot,
+//     the previous boot's last known uptime goes to boot_log (the backlog age
+//     across reboots), and the outbox figures, device seqs and id generator
+//     come from the summary and its short tail (outbox_summary.h): open
+//     never reads the whole outbox.
 //  4. If this open created the file, fsync the directory: the unix VFS does
 //     not, and a power cut could otherwise lose the whole new file.
 //  5. quick_check (optional): a damaged file is reported, never wiped.
@@ -19,6 +23,7 @@
 
 #include "common/text_checks.h"
 #include "store/migrations.h"
+#include "store/outbox_summary.h"
 #include "store/store_core.h"
 
 namespace outpost::store {
@@ -171,42 +176,17 @@ Status StoreCore::configure_writer() {
     auto data_version = db_.query_int("PRAGMA data_version", "reading data_version");
     if (!data_version) return data_version.status();
     data_version_ = *data_version;
+    // Once per boot: the previous boot's last known uptime goes to boot_log.
+    status = note_boot(db_, boot_id_, clock_->boot_ms());
+    if (!status) return status;
     last_seq_.clear();
+    unsaved_seq_.clear();
     high_water_id_ = 0;
-    return load_sequences(0);
-}
-
-Status StoreCore::load_sequences(int64_t after_id) {
-    // Rows written since `after_id` (by us before a reopen, or by another
-    // process) may carry higher sequence numbers than we know.
-    auto stmt = Stmt::prepare(db_,
-                              "SELECT device_id, max(seq), max(id) FROM outbox WHERE id > ?1 "
-                              "GROUP BY device_id");
-    if (!stmt) return stmt.status();
-    stmt->bind(1, after_id);
-    for (;;) {
-        auto step = stmt->step("loading sequence numbers");
-        if (!step) return step.status();
-        if (*step == Stmt::Step::kDone) break;
-        int64_t& seq = last_seq_[stmt->column_text(0)];
-        seq = std::max(seq, stmt->column_int(1));
-        high_water_id_ = std::max(high_water_id_, stmt->column_int(2));
-    }
-    if (after_id != 0) return Status::ok();
-    // Sequence numbers of devices whose rows were all purged.
-    auto purged = Stmt::prepare(db_, "SELECT device_id, last_seq FROM device_seq");
-    if (!purged) return purged.status();
-    for (;;) {
-        auto step = purged->step("loading purged sequence numbers");
-        if (!step) return step.status();
-        if (*step == Stmt::Step::kDone) break;
-        int64_t& seq = last_seq_[purged->column_text(0)];
-        seq = std::max(seq, purged->column_int(1));
-    }
-    auto max_id = db_.query_int("SELECT coalesce(max(id), 0) FROM outbox", "reading max id");
-    if (!max_id) return max_id.status();
-    high_water_id_ = std::max(high_water_id_, *max_id);
-    return Status::ok();
+    // One read snapshot, so the summary and its tail agree (S2).
+    status = db_.exec("BEGIN", "reading the outbox summary");
+    if (status) status = load_outbox_state();
+    Status ended = db_.exec(status ? "COMMIT" : "ROLLBACK", "ending the summary read");
+    return status ? ended : status;
 }
 
 Result<std::unique_ptr<StoreCore>> StoreCore::open(const std::string& path,

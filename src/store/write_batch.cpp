@@ -11,7 +11,8 @@
 //  I1. An op is reported OK only after the COMMIT that contains it returned
 //      SQLITE_OK with synchronous=FULL, i.e. its WAL frames are fsynced.
 //  I2. At most one leader exists; only the leader touches db_, statements_,
-//      last_seq_, high_water_id_ and data_version_.
+//      last_seq_, unsaved_seq_, tally_, the summary_ fields, high_water_id_
+//      and data_version_ (outbox_summary.h states S1-S5 for the tally).
 //  I3. Sequence numbers handed out in a batch become visible to later
 //      batches only if that batch committed (SeqOverlay merge after COMMIT).
 //  I4. A failed COMMIT never reports "not written" unless SQLite refused to
@@ -169,7 +170,7 @@ Status StoreCore::begin_batch() {
     (*version)->reset();  // an unreset statement would pin a read snapshot
     if (now != data_version_) {
         data_version_ = now;
-        status = load_sequences(high_water_id_);
+        status = load_outbox_state();  // S5, under the write lock
     }
     return status;
 }
@@ -206,10 +207,12 @@ void StoreCore::write_batch(const std::vector<WriteOp*>& batch, bool* committed)
         return;
     }
 
+    SeqOverlay overlay;
+    BatchContext context(*this, overlay, wall_ms, uptime_ms);
     uint64_t growth = 0;
     for (WriteOp* op : batch) growth += op->growth_bytes;
     if (growth > 0) {
-        status = make_room(growth, uptime_ms);
+        status = make_room(growth, uptime_ms, context.change());
         if (status.code() == StatusCode::kStoreFull) {
             // Growing ops fail; updates (SENT marks, failures) still commit,
             // since they are what frees space.
@@ -220,8 +223,6 @@ void StoreCore::write_batch(const std::vector<WriteOp*>& batch, bool* committed)
         }
     }
 
-    SeqOverlay overlay;
-    BatchContext context(*this, overlay, wall_ms, uptime_ms);
     for (WriteOp* op : batch) {
         if (!status) break;
         if (!op->status) continue;
@@ -232,17 +233,22 @@ void StoreCore::write_batch(const std::vector<WriteOp*>& batch, bool* committed)
         SeqOverlay before = overlay;
         const int64_t max_id_before = context.max_outbox_id();
         const uint64_t events_before = context.events_added();
+        const OutboxChange change_before = context.change();
         status = db_.exec("SAVEPOINT op", "opening a savepoint");
         if (!status) break;
         Status applied = apply_op(*op, context);
         if (!applied) {
             op->status = applied;
             overlay = std::move(before);
-            context.restore_inserts(max_id_before, events_before);
+            context.restore_inserts(max_id_before, events_before, change_before);
             status = db_.exec("ROLLBACK TO op", "rolling back one operation");
         }
         if (status) status = db_.exec("RELEASE op", "releasing a savepoint");
     }
+
+    OutboxTally tally_after;
+    OutboxSummary summary_saved;  // through_id 0: not written by this batch
+    if (status) status = prepare_summary(context, uptime_ms, &tally_after, &summary_saved);
 
     if (status) {
         // I1: with synchronous=FULL this COMMIT returns only after the WAL
@@ -269,6 +275,15 @@ void StoreCore::write_batch(const std::vector<WriteOp*>& batch, bool* committed)
     OUTPOST_FAULT_POINT("store.after_commit");
 
     for (const auto& [device, seq] : overlay) last_seq_[device] = seq;  // I3
+    tally_ = tally_after;                                               // S1
+    if (summary_saved.through_id > 0) {
+        unsaved_seq_.clear();  // S4: written with the summary
+        summary_through_id_ = summary_saved.through_id;
+        summary_uptime_ms_ = summary_saved.uptime_ms;
+        summary_boot_id_ = summary_saved.boot_id;
+    } else {
+        for (const auto& [device, seq] : overlay) unsaved_seq_[device] = seq;
+    }
     high_water_id_ = std::max(high_water_id_, context.max_outbox_id());
     {
         std::lock_guard<std::mutex> lock(stats_mutex_);

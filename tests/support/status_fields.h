@@ -16,6 +16,7 @@ inline const std::set<std::string>& store_status_fields() {
                                                  "sent",
                                                  "dead",
                                                  "oldest_pending_id",
+                                                 "oldest_pending_age_ms",
                                                  "database_bytes",
                                                  "quota_bytes",
                                                  "commits",

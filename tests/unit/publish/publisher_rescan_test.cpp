@@ -24,8 +24,13 @@ TEST_CASE("the safety-net rescan picks up a row stranded behind the cursor") {
     // Another process puts the first row back to PENDING behind the cursor:
     // the publisher sees the commit (data_version) but fetches from its
     // cursor onwards, so only the rescan from the first row can find it.
+    // It keeps the outbox summary true in the same transaction, as every
+    // writer must (src/store/outbox_summary.h, S2).
     const std::string where = " WHERE event_id = '" + first.event_id + "'";
-    rig.exec_from_outside("UPDATE outbox SET state = 0" + where);
+    rig.exec_from_outside("BEGIN; UPDATE outbox SET state = 0" + where +
+                          "; UPDATE outbox_summary SET pending = pending + 1, sent = sent - 1,"
+                          " oldest_pending_id = (SELECT id FROM outbox" +
+                          where + "), through_id = (SELECT max(id) FROM outbox); COMMIT");
     REQUIRE(rig.broker.wait_until([&] { return rig.broker.publish_count_locked() == 3; },
                                   std::chrono::seconds(20)));
     REQUIRE(rig.row_in_state(first.event_id, kSent));
