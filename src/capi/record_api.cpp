@@ -2,6 +2,7 @@
 // durable on return.
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "capi/error.h"
@@ -50,8 +51,14 @@ outpost_code outpost_store_record_alarm(outpost_store* store, const outpost_alar
             return fail(error, OUTPOST_INVALID_ARGUMENT,
                         "outpost_store_record_alarm: store, alarm and recorded must not be NULL");
         }
-        if (alarm->severity < OUTPOST_SEVERITY_INFO ||
-            alarm->severity > OUTPOST_SEVERITY_CRITICAL) {
+        // C lets an outpost_severity hold any int, but in C++ loading a
+        // value outside the enumerators' range through the enum type is
+        // undefined behaviour (UBSan caught the test's 42): read the
+        // field's bytes as its underlying integer and check that.
+        std::underlying_type_t<outpost_severity> severity;
+        static_assert(sizeof severity == sizeof alarm->severity, "outpost_severity layout");
+        std::memcpy(&severity, &alarm->severity, sizeof severity);
+        if (severity < OUTPOST_SEVERITY_INFO || severity > OUTPOST_SEVERITY_CRITICAL) {
             return fail(error, OUTPOST_INVALID_ARGUMENT,
                         "outpost_store_record_alarm: severity is not an outpost_severity value");
         }
@@ -62,7 +69,7 @@ outpost_code outpost_store_record_alarm(outpost_store* store, const outpost_alar
         if (alarm->event_type != nullptr && alarm->event_type[0] != '\0') {
             record.event_type = alarm->event_type;
         }
-        record.severity = static_cast<Severity>(alarm->severity);
+        record.severity = static_cast<Severity>(severity);
         if (alarm->has_value) record.value = alarm->value;
         record.unit = text(alarm->unit);
         record.text = text(alarm->text);

@@ -10,6 +10,7 @@
 #include "outpost/store.h"
 #include "raw_sqlite.h"
 #include "store_fixture.h"
+#include "tap_text.h"
 #include "temp_dir.h"
 
 namespace outpost::faults {
@@ -73,9 +74,9 @@ TEST_CASE("a reopen that fails half-way is never used: no sequence number is han
     auto failed = store->record_alarm(sample_alarm());
     REQUIRE_FALSE(failed.is_ok());
     CHECK(failed.status().code() == StatusCode::kIoError);
-    INFO(failed.status().to_string());
+    INFO(testing::one_line(failed.status().to_string()));
     // The reopen after the error failed too: the writer is closed.
-    CHECK_THAT(failed.status().message(), Catch::Contains("reopening"));
+    CHECK_THAT(testing::one_line(failed.status().message()), Catch::Contains("reopening"));
 
     // Open reads no more than the outbox summary, device_seq and the rows
     // past the summary (outbox_summary.h), so the next batch reopens whole
@@ -106,15 +107,15 @@ TEST_CASE("damage found by the check after an I/O error refuses every later writ
     auto failed = store->record_alarm(sample_alarm());
     error_vfs().clear();
     REQUIRE_FALSE(failed.is_ok());
-    INFO(failed.status().to_string());
+    INFO(testing::one_line(failed.status().to_string()));
     CHECK(failed.status().code() == StatusCode::kOutcomeUnknown);
-    CHECK_THAT(failed.status().message(), Catch::Contains("damaged"));
+    CHECK_THAT(testing::one_line(failed.status().message()), Catch::Contains("damaged"));
 
     for (int i = 0; i < 2; ++i) {
         auto refused = store->record_alarm(sample_alarm());
         REQUIRE_FALSE(refused.is_ok());
         CHECK(refused.status().code() == StatusCode::kCorruption);
-        CHECK_THAT(refused.status().message(), Catch::Contains("open it again"));
+        CHECK_THAT(testing::one_line(refused.status().message()), Catch::Contains("open it again"));
     }
     REQUIRE_OK(store->close());
     store.reset();
