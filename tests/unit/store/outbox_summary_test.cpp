@@ -117,7 +117,8 @@ TEST_CASE("the counters agree with a full recount after random operations from t
             what = "record_failure";
         } else if (action == 8) {
             const std::string id = any_event_id(path, 1 + static_cast<int>(random() % 2), random);
-            if (!id.empty()) REQUIRE_OK(StoreAdmin(store).replay_event(id, "test", "outbox_summary_test"));
+            if (!id.empty())
+                REQUIRE_OK(StoreAdmin(store).replay_event(id, "test", "outbox_summary_test"));
             what = "replay_event";
         } else {
             switch (random() % 3) {
@@ -190,7 +191,8 @@ TEST_CASE("an event is found by id across restarts even after the wall clock wen
         if (WEXITSTATUS(status) == 125) {
             // A fresh process is the point of this test; the native run of
             // the same program proves it.
-            WARN("this emulator cannot start a fresh test process; the native run covers this test");
+            WARN(
+                "this emulator cannot start a fresh test process; the native run covers this test");
             return;
         }
         REQUIRE(WEXITSTATUS(status) == 0);
