@@ -10,6 +10,7 @@
 #include <catch2/catch.hpp>
 #include <cerrno>
 #include <cstdlib>
+#include <iostream>
 #include <map>
 #include <random>
 #include <string>
@@ -191,8 +192,10 @@ TEST_CASE("an event is found by id across restarts even after the wall clock wen
         if (WEXITSTATUS(status) == 125) {
             // A fresh process is the point of this test; the native run of
             // the same program proves it.
-            WARN(
-                "this emulator cannot start a fresh test process; the native run covers this test");
+            // A TAP comment: Catch's WARN is not a line TAP readers accept.
+            std::cout << "# this emulator cannot start a fresh test process; the native run "
+                         "covers this test\n"
+                      << std::flush;
             return;
         }
         REQUIRE(WEXITSTATUS(status) == 0);
