@@ -1,6 +1,7 @@
 #include "store/outbox.h"
 
 #include "store/envelope.h"
+#include "store/purge.h"
 
 #include "common/fault_point.h"
 
@@ -325,14 +326,9 @@ Result<int64_t> purge_dead(StoreCore& core) {
     Status status = submit_isolated(core, [&](BatchContext& context) {
         const std::string dead_rows = "outbox WHERE state = " + sql_literal(OutboxState::kDead) +
                                       " AND id < (SELECT max(id) FROM outbox)";
-        // The device's highest seq may sit in a DEAD row: remember it first,
-        // or the next open would hand that seq out again (purge.cpp, step 1).
-        Status run = core.writer().exec(
-            "INSERT INTO device_seq (device_id, last_seq) SELECT device_id, max(seq) FROM " +
-                dead_rows +
-                " GROUP BY device_id"
-                " ON CONFLICT (device_id) DO UPDATE SET last_seq = max(last_seq, excluded.last_seq)",
-            "recording the sequence numbers of DEAD events");
+        // The device's highest seq may sit in a DEAD row: remember it first.
+        Status run = core.writer().exec(remember_seqs_sql(dead_rows),
+                                        "recording the sequence numbers of DEAD events");
         if (!run) return run;
         run = core.writer().exec(
             "DELETE FROM alarm_record WHERE id IN (SELECT id FROM " + dead_rows + ")",

@@ -36,14 +36,17 @@ void bind_rule(Stmt& stmt, const PurgeRule& rule, int64_t limit) {
 
 }  // namespace
 
+std::string remember_seqs_sql(const std::string& rows) {
+    return "INSERT INTO device_seq (device_id, last_seq) SELECT device_id, max(seq) FROM " + rows +
+           " GROUP BY device_id"
+           " ON CONFLICT (device_id) DO UPDATE SET last_seq = max(last_seq, excluded.last_seq)";
+}
+
 Result<int64_t> purge_sent_rows(StoreCore& core, const PurgeRule& rule, int64_t limit,
                                 OutboxChange& change) {
     const std::string& victims = victims_sql();
     // 1. Remember the highest seq per device before its rows go.
-    auto remember = core.cached(
-        "INSERT INTO device_seq (device_id, last_seq) SELECT device_id, max(seq) FROM outbox"
-        " WHERE id IN (" + victims + ") GROUP BY device_id"
-        " ON CONFLICT (device_id) DO UPDATE SET last_seq = max(last_seq, excluded.last_seq)");
+    auto remember = core.cached(remember_seqs_sql("outbox WHERE id IN (" + victims + ")"));
     if (!remember) return remember.status();
     bind_rule(**remember, rule, limit);
     Status status = (*remember)->run("recording purged sequence numbers");

@@ -29,6 +29,12 @@ struct PurgeRule {
 Result<int64_t> purge_sent_rows(StoreCore& core, const PurgeRule& rule, int64_t limit,
                                 OutboxChange& change);
 
+// The statement that raises each device's device_seq to the highest seq among
+// `rows` (an "outbox WHERE ..." source), run before those rows are deleted:
+// a device's highest seq may sit in a deleted row, and without it the next
+// open would hand that seq out again. Every outbox deletion runs it first.
+std::string remember_seqs_sql(const std::string& rows);
+
 }  // namespace outpost::store
 
 #endif  // OUTPOST_STORE_PURGE_H
