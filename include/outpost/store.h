@@ -80,6 +80,7 @@ struct OpenReport {
     int to_version = 0;            // schema version now
     std::string moved_aside_path;  // set if a corrupt database was moved aside
     std::string corruption_detail; // what the check found, if anything
+    bool integrity_checked = false; // PRAGMA quick_check ran at this open
 };
 
 class Store final {

@@ -58,6 +58,14 @@ struct StoreOptions {
     // default: a gateway opens its store once per boot.
     bool check_on_open = true;
 
+    // With check_on_open: skip the check when this file already passed it
+    // during the current boot (the boot id is kept in the store's meta
+    // table, written once after a check that found nothing). outpostd sets
+    // it, so a daemon restarted by systemd does not read a full store again;
+    // damage that appears later in the boot is still found by the reads
+    // that meet it (kCorruption) and by the check after an I/O error.
+    bool check_once_per_boot = false;
+
     // Clock used for occurredAt, uptime and retention. Borrowed; must outlive
     // the store. nullptr means system_clock().
     const Clock* clock = nullptr;

@@ -49,6 +49,7 @@ void read_database(JsonObjectReader& in, DaemonConfig& config) {
                  "must be \"refuse\" or \"move_aside\" (got \"" + policy + "\")");
     }
     in.read_bool("check_on_open", store.check_on_open);
+    in.read_bool("check_once_per_boot", store.check_once_per_boot);
 }
 
 void read_broker(JsonObjectReader& in, PublisherOptions& publisher) {
@@ -179,6 +180,8 @@ Result<DaemonConfig> parse_daemon_config(const std::string& json_text) {
     if (!parsed.is_ok()) return parsed.status();
     const json& document = *parsed;
     DaemonConfig config;
+    // A daemon restarted in the same boot does not read a full store again.
+    config.store.check_once_per_boot = true;
     std::vector<std::string> errors;
     JsonObjectReader top(document, "", errors);
     top.read_string("gateway_id", config.store.gateway_id, true);

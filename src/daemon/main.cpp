@@ -42,7 +42,8 @@ defaults; unknown fields are errors):
     "sent_retention_s": 86400, "purge_batch_rows": 256,
     "max_batch": 256, "max_event_bytes": 65536, "busy_timeout_ms": 5000,
     "corruption_policy": "refuse",           or "move_aside" (never deletes)
-    "check_on_open": true
+    "check_on_open": true,                   PRAGMA quick_check at start (reads the file)
+    "check_once_per_boot": true              skip it if this file passed it in this boot
   },
   "broker": {
     "uri": "tcp://127.0.0.1:1883",           tcp:// or ssl://

@@ -137,6 +137,11 @@ private:
     // Opens db_ fully configured, or leaves it closed (never half-configured:
     // begin_batch reopens a closed writer).
     Status open_writer();
+    // check_once_per_boot: whether this file passed quick_check in this boot.
+    Result<bool> checked_this_boot();
+    // quick_check; damage goes to report_.corruption_detail (Status stays ok),
+    // a clean result is remembered for this boot when check_once_per_boot.
+    Status check_integrity();
     Status configure_writer();
     // Rows past `after_id`: their devices' seqs (kept unsaved for S4) and the
     // highest id.

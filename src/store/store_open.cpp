@@ -189,6 +189,35 @@ Status StoreCore::configure_writer() {
     return status ? ended : status;
 }
 
+Result<bool> StoreCore::checked_this_boot() {
+    if (!options_.check_once_per_boot) return false;
+    auto boot = db_.query_text(
+        "SELECT coalesce((SELECT value FROM meta WHERE key='integrity_checked_boot'), '')",
+        "reading the last integrity check's boot");
+    if (!boot) return boot.status();
+    return *boot == boot_id_;
+}
+
+Status StoreCore::check_integrity() {
+    report_.integrity_checked = true;
+    auto check = db_.query_text("PRAGMA quick_check", "checking integrity");
+    if (!check) {
+        if (check.status().code() != StatusCode::kCorruption) return check.status();
+        report_.corruption_detail = check.status().message();
+        return Status::ok();
+    }
+    if (*check != "ok") {
+        report_.corruption_detail = "quick_check: " + *check;
+        return Status::ok();
+    }
+    if (!options_.check_once_per_boot) return Status::ok();
+    // Only a clean result is remembered: a damaged file is checked again.
+    auto mark = Stmt::prepare(
+        db_, "INSERT OR REPLACE INTO meta (key, value) VALUES ('integrity_checked_boot', ?1)");
+    if (!mark) return mark.status();
+    return mark->bind(1, boot_id_).run("remembering this boot's integrity check");
+}
+
 Result<std::unique_ptr<StoreCore>> StoreCore::open(const std::string& path,
                                                    const StoreOptions& options) {
     if (path.empty()) return Status::error(StatusCode::kInvalidArgument, "store path is empty");
@@ -214,12 +243,11 @@ Result<std::unique_ptr<StoreCore>> StoreCore::open(const std::string& path,
     }
 
     if (status && options.check_on_open) {
-        auto check = core->db_.query_text("PRAGMA quick_check", "checking integrity");
-        if (!check) {
-            if (check.status().code() != StatusCode::kCorruption) return check.status();
-            core->report_.corruption_detail = check.status().message();
-        } else if (*check != "ok") {
-            core->report_.corruption_detail = "quick_check: " + *check;
+        auto checked = core->checked_this_boot();
+        if (!checked) return checked.status();
+        if (!*checked) {
+            status = core->check_integrity();
+            if (!status) return status;
         }
     }
 

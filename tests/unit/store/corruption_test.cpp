@@ -152,3 +152,27 @@ TEST_CASE("a damaged store whose WAL cannot be moved aside is left whole where i
     struct stat st {};
     CHECK(::stat((path + ".corrupt-1").c_str(), &st) != 0);
 }
+
+TEST_CASE(
+    "with check_once_per_boot the whole-file check runs once per boot and again after a reboot") {
+    TempDir dir;
+    const std::string path = dir.file("o.db");
+    ManualClock clock;
+    StoreOptions options = test_options(&clock);
+    options.check_once_per_boot = true;
+    auto checked_at_open = [&](const StoreOptions& with) {
+        auto store = open_store(path, with);
+        return store->open_report().integrity_checked;
+    };
+    CHECK(checked_at_open(options));        // first open in this boot
+    CHECK_FALSE(checked_at_open(options));  // a daemon restart in the same boot
+    clock.reboot("99999999-2222-3333-4444-555555555555");
+    CHECK(checked_at_open(options));  // the next boot checks again
+    CHECK_FALSE(checked_at_open(options));
+
+    StoreOptions every_open = test_options(&clock);  // the library's default
+    CHECK(checked_at_open(every_open));
+    CHECK(checked_at_open(every_open));
+    every_open.check_on_open = false;
+    CHECK_FALSE(checked_at_open(every_open));
+}
