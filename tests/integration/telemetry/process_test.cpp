@@ -62,32 +62,39 @@ bool received_payload(const TelemetrySubscriber& subscriber, const std::string& 
     return false;
 }
 
+// outpostd with a telemetry socket, and a telemetry subscriber watching.
 struct Gateway {
     Mosquitto broker;
     TempDir dir;
     std::string alarms = dir.file("alarms.sock");
     std::string telemetry = dir.file("telemetry.sock");
-};
+    TelemetrySubscriber subscriber{broker, "telemetry-watch"};
+    DaemonProcess daemon{dir, config()};
 
-json gateway_config(const Gateway& gateway) {
-    json config = daemon_config(gateway.dir, gateway.broker);
-    config["telemetry"] = {{"datagram_socket", gateway.telemetry}};
-    return config;
-}
+    json config() const {
+        json config = daemon_config(dir, broker);
+        config["telemetry"] = {{"datagram_socket", telemetry}};
+        return config;
+    }
+    // The telemetry process once outpostd reports one; -1 if it never does.
+    int64_t telemetry_process() const {
+        int64_t pid = -1;
+        eventually([&] { return (pid = telemetry_pid(alarms)) > 0; });
+        return pid;
+    }
+};
 
 }  // namespace
 
 TEST_CASE("alarms are acknowledged while the telemetry process is frozen", "[telemetry]") {
     Gateway gateway;
-    TelemetrySubscriber subscriber(gateway.broker, "telemetry-watch");
-    DaemonProcess daemon(gateway.dir, gateway_config(gateway));
-    int64_t child = -1;
-    REQUIRE(eventually([&] { return (child = telemetry_pid(gateway.alarms)) > 0; }));
-    INFO(daemon.log_line());
-    REQUIRE(child != daemon.pid());
+    const int64_t child = gateway.telemetry_process();
+    INFO(gateway.daemon.log_line());
+    REQUIRE(child > 0);
+    REQUIRE(child != gateway.daemon.pid());
     REQUIRE(eventually([&] {
         return send_datagram(gateway.telemetry, "pump-1/temp\nbefore") &&
-               received_payload(subscriber, "before");
+               received_payload(gateway.subscriber, "before");
     }));
 
     // Every thread of the telemetry process stops: its paho threads too.
@@ -96,21 +103,19 @@ TEST_CASE("alarms are acknowledged while the telemetry process is frozen", "[tel
     REQUIRE(raise(gateway.alarms, kAlarms));
     send_datagram(gateway.telemetry, "pump-1/temp\nwhile-frozen");
     CHECK(eventually([&] { return alarms_sent(gateway.alarms) == kAlarms; }));
-    CHECK_FALSE(received_payload(subscriber, "while-frozen"));
+    CHECK_FALSE(received_payload(gateway.subscriber, "while-frozen"));
 
     // Thawed, the telemetry process sends what waited in its socket.
     REQUIRE(::kill(static_cast<pid_t>(child), SIGCONT) == 0);
-    CHECK(eventually([&] { return received_payload(subscriber, "while-frozen"); }));
-    CHECK(daemon.terminate() == 0);
+    CHECK(eventually([&] { return received_payload(gateway.subscriber, "while-frozen"); }));
+    CHECK(gateway.daemon.terminate() == 0);
 }
 
 TEST_CASE("a killed telemetry process is started again and carries datagrams", "[telemetry]") {
     Gateway gateway;
-    TelemetrySubscriber subscriber(gateway.broker, "telemetry-watch");
-    DaemonProcess daemon(gateway.dir, gateway_config(gateway));
-    int64_t first = -1;
-    REQUIRE(eventually([&] { return (first = telemetry_pid(gateway.alarms)) > 0; }));
-    INFO(daemon.log_line());
+    const int64_t first = gateway.telemetry_process();
+    INFO(gateway.daemon.log_line());
+    REQUIRE(first > 0);
 
     REQUIRE(::kill(static_cast<pid_t>(first), SIGKILL) == 0);
     int64_t second = -1;
@@ -124,11 +129,11 @@ TEST_CASE("a killed telemetry process is started again and carries datagrams", "
     // The new process binds the same socket path; applications keep sending.
     CHECK(eventually([&] {
         return send_datagram(gateway.telemetry, "pump-2/rpm\nafter-restart") &&
-               received_payload(subscriber, "after-restart");
+               received_payload(gateway.subscriber, "after-restart");
     }));
     // Alarms were never in that process.
     REQUIRE(raise(gateway.alarms, 5));
     CHECK(eventually([&] { return alarms_sent(gateway.alarms) == 5; }));
-    CHECK(daemon.terminate() == 0);
+    CHECK(gateway.daemon.terminate() == 0);
     CHECK(::kill(static_cast<pid_t>(second), 0) != 0);  // stopped with outpostd
 }
