@@ -2,21 +2,23 @@
 // mosquitto this program starts itself on loopback, in one run:
 //   quiet   alarms at a steady rate through a Store (a real file) and the
 //           Publisher, no telemetry: record->PUBACK p50/p99;
-//   loaded  the same, with a fresh store, while a TelemetryLane sends
-//           --telemetry-rate messages/s (a generator thread calling offer(),
-//           and --datagram-percent of them through the datagram socket from a
-//           second thread), and mosquitto_sub drains the telemetry topics.
-// The lane runs from start to end (idle in quiet phases, as on a gateway).
-// Phases alternate, quiet then loaded, for --rounds rounds, so that load
-// from other processes on a shared box hits both alike. Prints one JSON line
-// per phase, then the verdict: ratio = median loaded p99 / median quiet p99
-// of the publisher's record->PUBACK (target <= 1.5), the same ratio over all
-// samples of an independent subscriber's microsecond clock, and the lane's
-// counters.
+//   loaded  the same, with a fresh store, while firmware (a generator
+//           thread) sends --telemetry-rate datagrams/s to the telemetry
+//           socket, and mosquitto_sub drains the telemetry topics.
+// Telemetry runs as outpostd runs it: outpost-telemetry in its own process
+// (its own paho and I/O threads, nice 10), started by the daemon's
+// TelemetrySupervisor, from start to end (idle in quiet phases, as on a
+// gateway). Phases alternate, quiet then loaded, for --rounds rounds, so
+// that load from other processes on a shared box hits both alike. The limit:
+// the loopback MQTT round trip (a bare paho client, QoS 1 publish to PUBACK,
+// one at a time) before the first and after the last round. Prints one JSON
+// line per phase, then the verdict, in microseconds: ratio = median loaded
+// p99 / median quiet p99 of the publisher's record->PUBACK (target <= 1.2),
+// the same ratio over all samples of an independent subscriber's clock
+// (target <= 1.1), and the lane's counters.
 //
 // Usage: telemetry_bench [--rate=200] [--seconds=10] [--rounds=3]
 //                        [--telemetry-rate=5000] [--telemetry-cap=5000]
-//                        [--datagram-percent=20]
 //                        [--window=20] [--devices=16]
 #include <mqtt/async_client.h>
 
@@ -25,6 +27,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <memory>
@@ -35,10 +38,10 @@
 #include <vector>
 
 #include "bench_support.h"
+#include "daemon/telemetry_supervisor.h"
 #include "mosquitto_fixture.h"
 #include "outpost/publisher.h"
 #include "outpost/store.h"
-#include "outpost/telemetry.h"
 #include "temp_dir.h"
 #include "unix_datagram.h"
 
@@ -53,7 +56,6 @@ struct Args {
     int rounds = 3;
     int telemetry_rate = 5000;
     int telemetry_cap = 5000;  // TelemetryOptions::max_send_rate; 0: none
-    int datagram_percent = 20;
     int window = 20;
     int devices = 16;
 };
@@ -91,8 +93,8 @@ class BenchSubscriber final {
     mqtt::async_client client_;
 };
 
-// When each alarm reached a subscriber, by eventId: a second, finer clock
-// (microseconds) next to the publisher's millisecond record->PUBACK figure.
+// When each alarm reached a subscriber, by eventId: a second clock, outside
+// the code under test, next to the publisher's record->PUBACK figure.
 class DeliveryClock final {
   public:
     DeliveryClock(const std::string& uri, const std::string& name)
@@ -161,61 +163,65 @@ class TelemetryConsumer final {
     pid_t pid_ = -1;
 };
 
-// Offers `per_second` messages, paced per millisecond, until `stop`; the
-// first `datagram_percent` of every hundred go through the socket instead.
+// Firmware: sends `per_second` datagrams to the telemetry socket, paced per
+// millisecond, until stop().
 class TelemetryGenerator final {
   public:
-    TelemetryGenerator(TelemetryLane& lane, std::string socket_path, int per_second,
-                       int datagram_percent)
-        : lane_(lane), socket_path_(std::move(socket_path)) {
-        const int by_socket = per_second * datagram_percent / 100;
-        offer_thread_ = std::thread([this, per_second, by_socket] {
-            pace(per_second - by_socket, [this](uint64_t n) {
-                lane_.offer(sensor_key(n), sensor_payload(n));
-                ++offered_;
-            });
+    TelemetryGenerator(std::string socket_path, int per_second)
+        : socket_path_(std::move(socket_path)) {
+        thread_ = std::thread([this, per_second] {
+            uint64_t n = 0;
+            for (int64_t tick = 0; !stopping_; ++tick) {
+                std::this_thread::sleep_until(start_ + std::chrono::milliseconds(tick));
+                // Due by the end of this millisecond: keeps the rate exact at any per_second.
+                const auto due = static_cast<uint64_t>((tick + 1) * per_second / 1000);
+                for (; n < due; ++n) {
+                    if (testing::send_datagram(socket_path_,
+                                               sensor_key(n) + "\n" + sensor_payload(n))) {
+                        ++sent_;
+                    }
+                }
+            }
         });
-        if (by_socket > 0) {
-            datagram_thread_ = std::thread([this, by_socket] {
-                pace(by_socket, [this](uint64_t n) {
-                    testing::send_datagram(socket_path_, sensor_key(n) + "\n" + sensor_payload(n));
-                    ++sent_datagrams_;
-                });
-            });
-        }
     }
     ~TelemetryGenerator() { stop(); }
 
-    // Returns the rate achieved (messages/s over both paths).
+    // Returns the rate achieved (datagrams/s).
     double stop() {
         stopping_ = true;
-        if (offer_thread_.joinable()) offer_thread_.join();
-        if (datagram_thread_.joinable()) datagram_thread_.join();
+        if (thread_.joinable()) thread_.join();
         const double elapsed = std::chrono::duration<double>(Steady::now() - start_).count();
-        return static_cast<double>(offered_ + sent_datagrams_) / elapsed;
+        return static_cast<double>(sent_) / elapsed;
     }
-    uint64_t offered() const { return offered_; }
-    uint64_t sent_datagrams() const { return sent_datagrams_; }
 
   private:
-    template <typename Send>
-    void pace(int per_second, Send send) {
-        uint64_t n = 0;
-        for (int64_t tick = 0; !stopping_; ++tick) {
-            std::this_thread::sleep_until(start_ + std::chrono::milliseconds(tick));
-            // Due by the end of this millisecond: keeps the rate exact at any per_second.
-            const auto due = static_cast<uint64_t>((tick + 1) * per_second / 1000);
-            while (n < due) send(n++);
-        }
-    }
-
-    TelemetryLane& lane_;
     const std::string socket_path_;
     const Steady::time_point start_ = Steady::now();
     std::atomic<bool> stopping_{false};
-    std::atomic<uint64_t> offered_{0}, sent_datagrams_{0};
-    std::thread offer_thread_, datagram_thread_;
+    std::atomic<uint64_t> sent_{0};
+    std::thread thread_;
 };
+
+// The limit: a bare paho client's QoS 1 publish -> PUBACK on this loopback,
+// one at a time, in microseconds.
+std::vector<double> loopback_round_trips_us(const testing::Mosquitto& broker, int samples) {
+    mqtt::async_client client(broker.uri(), "bench-round-trip", mqtt::create_options(MQTTVERSION_5),
+                              static_cast<mqtt::iclient_persistence*>(nullptr));
+    mqtt::connect_options options;
+    options.set_mqtt_version(MQTTVERSION_5);
+    options.set_clean_start(true);
+    client.connect(options)->wait_for(std::chrono::seconds(5));
+    std::vector<double> out;
+    const std::string payload(200, 'x');  // about an alarm envelope's size
+    for (int i = 0; i < samples; ++i) {
+        const auto before = Steady::now();
+        auto token = client.publish("bench/round-trip", payload.data(), payload.size(), 1, false);
+        if (!token->wait_for(std::chrono::seconds(5))) continue;
+        out.push_back(std::chrono::duration<double, std::micro>(Steady::now() - before).count());
+    }
+    client.disconnect()->wait_for(std::chrono::seconds(5));
+    return out;
+}
 
 struct AlarmRun {
     int alarms = 0;
@@ -285,24 +291,27 @@ double rounded(double value) {
 }
 
 nlohmann::json alarm_figures(const char* phase, int round, const AlarmRun& run, const Args& args) {
-    return {{"phase", phase},
-            {"round", round},
-            {"alarms", run.alarms},
-            {"target_rate_per_s", args.rate},
-            {"achieved_rate_per_s", std::lround(run.achieved_per_s)},
-            {"drained", run.drained},
-            {"record_to_puback_p50_ms", run.status.commit_to_ack_p50_ms},
-            {"record_to_puback_p99_ms", run.status.commit_to_ack_p99_ms},
-            {"publish_to_puback_p99_ms", run.status.publish_to_ack_p99_ms},
-            {"delivered_to_subscriber", run.delivery_ms.size()},
-            {"record_to_delivery_p50_ms", rounded(bench::percentile(run.delivery_ms, 0.50))},
-            {"record_to_delivery_p99_ms", rounded(bench::percentile(run.delivery_ms, 0.99))}};
+    return {
+        {"phase", phase},
+        {"round", round},
+        {"alarms", run.alarms},
+        {"target_rate_per_s", args.rate},
+        {"achieved_rate_per_s", std::lround(run.achieved_per_s)},
+        {"drained", run.drained},
+        {"record_to_puback_p50_us", run.status.commit_to_ack_p50_us},
+        {"record_to_puback_p99_us", run.status.commit_to_ack_p99_us},
+        {"publish_to_puback_p99_us", run.status.publish_to_ack_p99_us},
+        {"delivered_to_subscriber", run.delivery_ms.size()},
+        {"record_to_delivery_p50_us", std::lround(1000 * bench::percentile(run.delivery_ms, 0.50))},
+        {"record_to_delivery_p99_us",
+         std::lround(1000 * bench::percentile(run.delivery_ms, 0.99))}};
 }
 
 // Everything the loaded phases add up to.
 struct Totals {
-    std::vector<double> quiet_p99_ms, loaded_p99_ms;            // publisher's, one per round
-    std::vector<double> quiet_delivery_ms, loaded_delivery_ms;  // all samples
+    std::vector<double> quiet_p99_us, loaded_p99_us;                  // publisher's, one per round
+    std::vector<double> quiet_publish_p99_us, loaded_publish_p99_us;  // publish->PUBACK
+    std::vector<double> quiet_delivery_ms, loaded_delivery_ms;        // all samples
     double telemetry_per_s = 0;  // the lowest achieved rate of the rounds
 };
 
@@ -311,12 +320,14 @@ void append(std::vector<double>& to, const std::vector<double>& from) {
 }
 
 nlohmann::json loaded_phase(const testing::Mosquitto& broker, const Args& args, int round,
-                            TelemetryLane& lane, const std::string& socket_path, Totals& totals) {
+                            const daemon::TelemetrySupervisor& lane, const std::string& socket_path,
+                            Totals& totals) {
     const TelemetryStats before = lane.stats();
-    TelemetryGenerator generator(lane, socket_path, args.telemetry_rate, args.datagram_percent);
+    TelemetryGenerator generator(socket_path, args.telemetry_rate);
     const AlarmRun run = run_alarms(broker, args, "loaded-" + std::to_string(round));
     const double telemetry_rate = generator.stop();
-    totals.loaded_p99_ms.push_back(static_cast<double>(run.status.commit_to_ack_p99_ms));
+    totals.loaded_p99_us.push_back(static_cast<double>(run.status.commit_to_ack_p99_us));
+    totals.loaded_publish_p99_us.push_back(static_cast<double>(run.status.publish_to_ack_p99_us));
     append(totals.loaded_delivery_ms, run.delivery_ms);
     totals.telemetry_per_s =
         round == 1 ? telemetry_rate : std::min(totals.telemetry_per_s, telemetry_rate);
@@ -329,6 +340,33 @@ nlohmann::json loaded_phase(const testing::Mosquitto& broker, const Args& args, 
     return figures;
 }
 
+// The telemetry process as outpostd starts it, from a configuration file
+// with only what it reads.
+std::unique_ptr<daemon::TelemetrySupervisor> start_telemetry_process(
+    const testing::Mosquitto& broker, const testing::TempDir& dir, const Args& args,
+    const std::string& socket_path) {
+    const std::string config_path = dir.file("telemetry.json");
+    const nlohmann::json config = {
+        {"gateway_id", "gw-bench"},
+        {"database", {{"path", dir.file("unused.db")}}},  // required, never opened
+        {"broker", {{"uri", broker.uri()}}},
+        {"telemetry", {{"datagram_socket", socket_path}, {"max_send_rate", args.telemetry_cap}}},
+        {"logging", {{"level", "warn"}}}};
+    std::ofstream(config_path) << config.dump();
+    daemon::TelemetrySupervisorOptions options;
+    options.command = {OUTPOST_TELEMETRY_PROGRAM, "--config", config_path};
+    auto supervisor = daemon::TelemetrySupervisor::start(options);
+    if (!supervisor) {
+        std::fprintf(stderr, "telemetry process: %s\n", supervisor.status().to_string().c_str());
+        std::exit(1);
+    }
+    return std::move(*supervisor);
+}
+
+double ratio(double loaded, double quiet) {
+    return rounded(loaded / std::max(1.0, quiet));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -339,19 +377,17 @@ int main(int argc, char** argv) {
                                  {"--rounds", &args.rounds},
                                  {"--telemetry-rate", &args.telemetry_rate},
                                  {"--telemetry-cap", &args.telemetry_cap},
-                                 {"--datagram-percent", &args.datagram_percent},
                                  {"--window", &args.window},
                                  {"--devices", &args.devices}},
                                 0)) {
         return 2;
     }
-    if (args.rate < 1 || args.seconds < 1 || args.rounds < 1 || args.datagram_percent > 100) {
-        std::fprintf(stderr,
-                     "need --rate, --seconds and --rounds >= 1 and --datagram-percent <= 100\n");
+    if (args.rate < 1 || args.seconds < 1 || args.rounds < 1) {
+        std::fprintf(stderr, "need --rate, --seconds and --rounds >= 1\n");
         return 2;
     }
-    if (!testing::mosquitto_available()) {
-        std::fprintf(stderr, "mosquitto is not installed\n");
+    if (!testing::mosquitto_available() || testing::find_program("mosquitto_sub").empty()) {
+        std::fprintf(stderr, "mosquitto and mosquitto_sub are needed\n");
         return 77;
     }
     testing::MosquittoConfig config;
@@ -359,64 +395,65 @@ int main(int argc, char** argv) {
     testing::Mosquitto broker(config);
 
     testing::TempDir dir;
-    TelemetryOptions lane_options;
-    lane_options.gateway_id = "gw-bench";
-    lane_options.broker_uri = broker.uri();
-    lane_options.datagram_socket = dir.file("telemetry.sock");
-    lane_options.max_send_rate = static_cast<uint32_t>(args.telemetry_cap);
-    auto lane = TelemetryLane::start(lane_options);
-    if (!lane) {
-        std::fprintf(stderr, "telemetry: %s\n", lane.status().to_string().c_str());
-        return 1;
-    }
-    while (!(*lane)->stats().connected) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    if (testing::find_program("mosquitto_sub").empty()) {
-        std::fprintf(stderr, "mosquitto_sub is not installed\n");
-        return 77;
-    }
+    const std::string socket_path = dir.file("telemetry.sock");
+    auto lane = start_telemetry_process(broker, dir, args, socket_path);
+    while (!lane->stats().connected) std::this_thread::sleep_for(std::chrono::milliseconds(5));
     TelemetryConsumer telemetry_consumer(broker, dir);
 
+    constexpr int kRoundTrips = 2000;
+    std::vector<double> round_trips = loopback_round_trips_us(broker, kRoundTrips);
     Totals totals;
     for (int round = 1; round <= args.rounds; ++round) {
         const AlarmRun quiet = run_alarms(broker, args, "quiet-" + std::to_string(round));
-        totals.quiet_p99_ms.push_back(static_cast<double>(quiet.status.commit_to_ack_p99_ms));
+        totals.quiet_p99_us.push_back(static_cast<double>(quiet.status.commit_to_ack_p99_us));
+        totals.quiet_publish_p99_us.push_back(
+            static_cast<double>(quiet.status.publish_to_ack_p99_us));
         append(totals.quiet_delivery_ms, quiet.delivery_ms);
         std::printf("%s\n", alarm_figures("quiet", round, quiet, args).dump().c_str());
         std::fflush(stdout);
-        const nlohmann::json loaded =
-            loaded_phase(broker, args, round, **lane, lane_options.datagram_socket, totals);
+        const nlohmann::json loaded = loaded_phase(broker, args, round, *lane, socket_path, totals);
         std::printf("%s\n", loaded.dump().c_str());
         std::fflush(stdout);
     }
+    append(round_trips, loopback_round_trips_us(broker, kRoundTrips));
     // Let the ring empty before reading the counters.
-    for (int i = 0; i < 500 && (*lane)->stats().ring_depth > 0; ++i) {
+    for (int i = 0; i < 500 && lane->stats().ring_depth > 0; ++i) {
         std::this_thread::sleep_for(std::chrono::milliseconds(2));
     }
-    (*lane)->stop();
-    const TelemetryStats stats = (*lane)->stats();
+    lane->stop();
+    const TelemetryStats stats = lane->stats();
 
-    // The publisher's figure has 1 ms steps; the delivery clock has microseconds.
-    const double quiet_p99 = bench::median(totals.quiet_p99_ms);
-    const double loaded_p99 = bench::median(totals.loaded_p99_ms);
-    const double quiet_delivery_p99 = bench::percentile(totals.quiet_delivery_ms, 0.99);
-    const double loaded_delivery_p99 = bench::percentile(totals.loaded_delivery_ms, 0.99);
+    const double quiet_p99 = bench::median(totals.quiet_p99_us);
+    const double loaded_p99 = bench::median(totals.loaded_p99_us);
+    const double quiet_publish_p99 = bench::median(totals.quiet_publish_p99_us);
+    const double loaded_publish_p99 = bench::median(totals.loaded_publish_p99_us);
+    const double quiet_delivery_p99 = 1000 * bench::percentile(totals.quiet_delivery_ms, 0.99);
+    const double loaded_delivery_p99 = 1000 * bench::percentile(totals.loaded_delivery_ms, 0.99);
     nlohmann::json verdict{
         {"scenario", "telemetry_vs_alarms"},
+        {"telemetry", "own process (outpost-telemetry, nice 10)"},
         {"rounds", args.rounds},
         {"alarm_rate_per_s", args.rate},
         {"telemetry_target_per_s", args.telemetry_rate},
         {"telemetry_send_cap_per_s", args.telemetry_cap},
         {"telemetry_achieved_per_s_min", std::lround(totals.telemetry_per_s)},
-        {"record_to_puback_p99_quiet_ms_median", quiet_p99},
-        {"record_to_puback_p99_loaded_ms_median", loaded_p99},
-        {"ratio_p99_loaded_to_quiet", rounded(loaded_p99 / std::max(1.0, quiet_p99))},
-        {"record_to_delivery_p50_quiet_ms", rounded(bench::median(totals.quiet_delivery_ms))},
-        {"record_to_delivery_p50_loaded_ms", rounded(bench::median(totals.loaded_delivery_ms))},
-        {"record_to_delivery_p99_quiet_ms", rounded(quiet_delivery_p99)},
-        {"record_to_delivery_p99_loaded_ms", rounded(loaded_delivery_p99)},
-        {"ratio_delivery_p99_loaded_to_quiet",
-         rounded(loaded_delivery_p99 / std::max(0.001, quiet_delivery_p99))},
-        {"target_ratio", 1.5},
+        {"loopback_qos1_round_trip_p50_us", std::lround(bench::percentile(round_trips, 0.50))},
+        {"loopback_qos1_round_trip_p99_us", std::lround(bench::percentile(round_trips, 0.99))},
+        {"record_to_puback_p99_quiet_us_median", quiet_p99},
+        {"record_to_puback_p99_loaded_us_median", loaded_p99},
+        {"ratio_p99_loaded_to_quiet", ratio(loaded_p99, quiet_p99)},
+        {"publish_to_puback_p99_quiet_us_median", quiet_publish_p99},
+        {"publish_to_puback_p99_loaded_us_median", loaded_publish_p99},
+        {"ratio_publish_p99_loaded_to_quiet", ratio(loaded_publish_p99, quiet_publish_p99)},
+        {"record_to_delivery_p50_quiet_us",
+         std::lround(1000 * bench::median(totals.quiet_delivery_ms))},
+        {"record_to_delivery_p50_loaded_us",
+         std::lround(1000 * bench::median(totals.loaded_delivery_ms))},
+        {"record_to_delivery_p99_quiet_us", std::lround(quiet_delivery_p99)},
+        {"record_to_delivery_p99_loaded_us", std::lround(loaded_delivery_p99)},
+        {"ratio_delivery_p99_loaded_to_quiet", ratio(loaded_delivery_p99, quiet_delivery_p99)},
+        {"target_ratio_publisher", 1.2},
+        {"target_ratio_subscriber", 1.1},
         {"telemetry_offered", stats.offered},
         {"telemetry_datagrams", stats.datagrams},
         {"telemetry_published", stats.published},
@@ -425,7 +462,8 @@ int main(int argc, char** argv) {
         {"telemetry_dropped_ring_full", stats.dropped_ring_full},
         {"telemetry_dropped_disconnected", stats.dropped_disconnected},
         {"telemetry_dropped_invalid", stats.dropped_invalid},
-        {"telemetry_dropped_oversize", stats.dropped_oversize}};
+        {"telemetry_dropped_oversize", stats.dropped_oversize},
+        {"telemetry_process_restarts", lane->restarts()}};
     std::printf("%s\n", verdict.dump().c_str());
     return 0;
 }

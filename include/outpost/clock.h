@@ -21,6 +21,10 @@ public:
     // Milliseconds since boot, counting suspend (CLOCK_BOOTTIME). Never goes
     // backwards within one boot.
     virtual int64_t boot_ms() const = 0;
+    // The same clock in microseconds, for latency figures finer than a
+    // millisecond. The default scales boot_ms(), so a clock written before
+    // this existed keeps working (with millisecond steps).
+    virtual int64_t boot_us() const { return boot_ms() * 1000; }
     // An id that differs for every boot of the machine (the kernel's boot_id).
     virtual std::string boot_id() const = 0;
 };

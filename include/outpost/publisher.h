@@ -74,6 +74,14 @@ struct PublisherStatus {
     int64_t commit_to_ack_p99_ms = -1;
     int64_t publish_to_ack_p50_ms = -1;
     int64_t publish_to_ack_p99_ms = -1;
+    // The same four in microseconds (the _ms fields are these / 1000).
+    // publish: both ends read CLOCK_BOOTTIME in microseconds. commit: the
+    // envelope keeps uptimeMs in whole milliseconds, so the recording is
+    // taken as the middle of its millisecond: within +-0.5 ms per sample.
+    int64_t commit_to_ack_p50_us = -1;
+    int64_t commit_to_ack_p99_us = -1;
+    int64_t publish_to_ack_p50_us = -1;
+    int64_t publish_to_ack_p99_us = -1;
     std::string last_error;  // most recent connection or store error
 };
 

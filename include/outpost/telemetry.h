@@ -11,7 +11,9 @@
 //    the Store, and its threads run at nice 10 so that a busy CPU serves
 //    the alarm path first. (Paho's C library runs one send and one receive
 //    thread for all clients of a process; the lane keeps at most 64 of its
-//    publishes queued there, see TelemetryStats and bench/telemetry_bench.)
+//    publishes queued there. A program that also publishes alarms and must
+//    not share those threads runs the lane in another process, as outpostd
+//    does with outpost-telemetry: docs/DESIGN.md, "The telemetry process".)
 //  - Memory is bounded: at most ring_capacity messages of at most
 //    max_payload_bytes each wait in the ring. When it is full the OLDEST
 //    waiting message is dropped to make room (the newest values matter most).

@@ -14,6 +14,12 @@ int64_t read_ms(clockid_t id) {
     return static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
 }
 
+int64_t read_us(clockid_t id) {
+    timespec ts{};
+    clock_gettime(id, &ts);
+    return static_cast<int64_t>(ts.tv_sec) * 1000000 + ts.tv_nsec / 1000;
+}
+
 std::string read_boot_id() {
     std::ifstream in("/proc/sys/kernel/random/boot_id");
     std::string id;
@@ -29,6 +35,7 @@ public:
     SystemClock() : boot_id_(read_boot_id()) {}
     int64_t wall_ms() const override { return read_ms(CLOCK_REALTIME); }
     int64_t boot_ms() const override { return read_ms(CLOCK_BOOTTIME); }
+    int64_t boot_us() const override { return read_us(CLOCK_BOOTTIME); }
     std::string boot_id() const override { return boot_id_; }
 
 private:

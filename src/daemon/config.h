@@ -7,6 +7,7 @@
 #define OUTPOST_DAEMON_CONFIG_H
 
 #include <chrono>
+#include <cstdint>
 #include <string>
 
 #include "daemon/log.h"
@@ -24,6 +25,7 @@ struct TelemetryConfig {
     size_t ring_capacity = 4096;
     size_t max_payload_bytes = 4096;
     bool coalesce = false;
+    uint32_t max_send_rate = 5000;  // TelemetryOptions::max_send_rate; 0: no cap
     // Where firmware sends telemetry datagrams ("<key>\n<payload>").
     std::string datagram_socket = "/run/outpost/telemetry.sock";
 };
@@ -55,6 +57,9 @@ struct LoggingConfig {
 };
 
 struct DaemonConfig {
+    // The file it was read from (load_daemon_config; empty when parsed from
+    // text). The telemetry process reads the same file.
+    std::string config_path;
     std::string database_path;
     StoreOptions store;          // gateway_id, quota, retention, ...
     PublisherOptions publisher;  // broker, TLS, window, backoff, ...

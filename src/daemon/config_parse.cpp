@@ -116,6 +116,7 @@ void read_telemetry(JsonObjectReader& in, TelemetryConfig& telemetry) {
     in.read_integer("ring_capacity", telemetry.ring_capacity, 1, 10000000);
     in.read_integer("max_payload_bytes", telemetry.max_payload_bytes, 1, 256 * 1024 * 1024);
     in.read_bool("coalesce", telemetry.coalesce);
+    in.read_integer("max_send_rate", telemetry.max_send_rate, 0, 1000000);
     in.read_string("datagram_socket", telemetry.datagram_socket);
 }
 
@@ -216,6 +217,7 @@ Result<DaemonConfig> load_daemon_config(const std::string& path) {
     if (!text.is_ok()) return text.status();
     Result<DaemonConfig> config = parse_daemon_config(*text);
     if (!config.is_ok()) return config.status().with_context(path);
+    config->config_path = path;
     return config;
 }
 

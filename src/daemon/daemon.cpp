@@ -1,5 +1,7 @@
 #include "daemon/daemon.h"
 
+#include <unistd.h>
+
 #include <string>
 
 #include "daemon/log.h"
@@ -9,23 +11,26 @@
 namespace outpost::daemon {
 namespace {
 
-TelemetryOptions telemetry_options(const DaemonConfig& config) {
-    const PublisherOptions& broker = config.publisher;
-    TelemetryOptions options;
-    options.gateway_id = config.store.gateway_id;
-    options.broker_uri = broker.broker_uri;
-    options.client_id = config.telemetry.client_id;
-    options.username = broker.username;
-    options.password = broker.password;
-    options.tls = broker.tls;
-    options.ring_capacity = config.telemetry.ring_capacity;
-    options.max_payload_bytes = config.telemetry.max_payload_bytes;
-    options.coalesce = config.telemetry.coalesce;
-    options.reconnect_initial = broker.reconnect_initial;
-    options.reconnect_max = broker.reconnect_max;
-    options.keepalive = broker.keepalive;
-    options.connect_timeout = broker.connect_timeout;
-    options.datagram_socket = config.telemetry.datagram_socket;
+// outpost-telemetry from the directory outpostd runs from (both are
+// installed into bindir, and built into the same build directory), with
+// outpostd's configuration file.
+Result<TelemetrySupervisorOptions> telemetry_process(const DaemonConfig& config) {
+    if (config.config_path.empty()) {
+        return Status::error(StatusCode::kInvalidArgument,
+                             "the telemetry process needs the configuration file's path");
+    }
+    char self[4096];
+    const ssize_t length = ::readlink("/proc/self/exe", self, sizeof self - 1);
+    if (length <= 0) {
+        return Status::error(StatusCode::kIoError, "cannot read /proc/self/exe");
+    }
+    std::string program(self, static_cast<size_t>(length));
+    program = program.substr(0, program.rfind('/') + 1) + "outpost-telemetry";
+    TelemetrySupervisorOptions options;
+    options.command = {program, "--config", config.config_path};
+    options.restart_initial = config.publisher.reconnect_initial;
+    options.restart_max = config.publisher.reconnect_max;
+    options.start_timeout = config.publisher.connect_timeout + std::chrono::seconds(5);
     return options;
 }
 
@@ -95,11 +100,12 @@ Status Daemon::start_parts() {
              config_.database_path + " to " + config_.publisher.broker_uri);
 
     if (config_.telemetry.enabled) {
-        Result<std::unique_ptr<TelemetryLane>> lane =
-            TelemetryLane::start(telemetry_options(config_));
+        Result<TelemetrySupervisorOptions> process = telemetry_process(config_);
+        if (!process.is_ok()) return process.status().with_context("starting the telemetry lane");
+        Result<std::unique_ptr<TelemetrySupervisor>> lane = TelemetrySupervisor::start(*process);
         if (!lane.is_ok()) return lane.status().with_context("starting the telemetry lane");
         telemetry_ = std::move(*lane);
-        log_info("telemetry lane on" +
+        log_info("telemetry lane on in process " + std::to_string(telemetry_->pid()) +
                  (config_.telemetry.datagram_socket.empty()
                       ? std::string(" (no datagram socket)")
                       : ", datagrams at " + config_.telemetry.datagram_socket));
@@ -141,7 +147,11 @@ DaemonSnapshot Daemon::snapshot() const {
         }
     }
     if (publisher_) snapshot.publisher = publisher_->status();
-    if (telemetry_) snapshot.telemetry = telemetry_->stats();
+    if (telemetry_) {
+        snapshot.telemetry = telemetry_->stats();
+        snapshot.telemetry_restarts = telemetry_->restarts();
+        snapshot.telemetry_pid = telemetry_->pid();
+    }
     if (const ingest::Server* server = ingest_view_.load()) snapshot.ingest = server->stats();
     return snapshot;
 }

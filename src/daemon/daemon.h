@@ -12,10 +12,10 @@
 #include "daemon/config.h"
 #include "daemon/metrics_server.h"
 #include "daemon/snapshot.h"
+#include "daemon/telemetry_supervisor.h"
 #include "ingest/ingest_server.h"
 #include "outpost/publisher.h"
 #include "outpost/store.h"
-#include "outpost/telemetry.h"
 
 namespace outpost::daemon {
 
@@ -51,7 +51,8 @@ class Daemon final {
     const std::chrono::steady_clock::time_point started_;
     std::unique_ptr<Store> store_;
     std::unique_ptr<Publisher> publisher_;
-    std::unique_ptr<TelemetryLane> telemetry_;
+    // The telemetry lane runs in its own process (telemetry_supervisor.h).
+    std::unique_ptr<TelemetrySupervisor> telemetry_;
     std::unique_ptr<ingest::Server> ingest_;
     // What snapshot() may read of ingest_: set once it started, cleared
     // before it stops (its threads call snapshot() themselves).

@@ -65,6 +65,7 @@ defaults; unknown fields are errors):
   "telemetry": {                             absent = no telemetry lane
     "client_id": "",                         "" = outpost-<gateway_id>-telemetry
     "ring_capacity": 4096, "max_payload_bytes": 4096, "coalesce": false,
+    "max_send_rate": 5000,                   publishes/s at most; 0 = no cap
     "datagram_socket": "/run/outpost/telemetry.sock"   "<key>\n<payload>"
   },
   "ingest": {
@@ -83,6 +84,9 @@ defaults; unknown fields are errors):
 }
 
 The broker settings also serve the telemetry lane (with its own client id).
+The lane runs in its own process, outpost-telemetry from outpostd's
+directory, at nice 10 (its own MQTT I/O threads: none shared with alarms);
+outpostd restarts it with backoff (publisher.reconnect_*) when it dies.
 
 systemd: with Type=notify, READY=1 is sent once the store is open and the
 sockets listen; STATUS= every status_interval_ms; STOPPING=1 at shutdown.

@@ -143,7 +143,12 @@ std::string render_prometheus(const DaemonSnapshot& snapshot) {
               snapshot.store ? 1 : 0);
     if (snapshot.store) render_store(out, *snapshot.store);
     render_publisher(out, snapshot.publisher);
-    if (snapshot.telemetry) render_telemetry(out, *snapshot.telemetry);
+    if (snapshot.telemetry) {
+        render_telemetry(out, *snapshot.telemetry);
+        out.counter("outpost_telemetry_process_restarts_total",
+                    "Times outpostd started the telemetry process again after it ended.",
+                    snapshot.telemetry_restarts);
+    }
     if (snapshot.ingest) render_ingest(out, *snapshot.ingest);
     return out.text();
 }

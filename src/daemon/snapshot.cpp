@@ -52,7 +52,9 @@ nlohmann::json status_json(const DaemonSnapshot& snapshot) {
                                  {"oversize", telemetry.dropped_oversize},
                                  {"invalid", telemetry.dropped_invalid},
                                  {"disconnected", telemetry.dropped_disconnected}}},
-                               {"last_error", telemetry.last_error}};
+                               {"last_error", telemetry.last_error},
+                               {"process_pid", snapshot.telemetry_pid},
+                               {"process_restarts", snapshot.telemetry_restarts}};
     } else {
         status["telemetry"] = "off";
     }

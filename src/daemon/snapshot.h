@@ -21,6 +21,8 @@ struct DaemonSnapshot {
     std::string store_error;          // why, then
     PublisherStatus publisher;
     std::optional<TelemetryStats> telemetry;    // nullopt: lane off
+    uint64_t telemetry_restarts = 0;            // of the telemetry process
+    int64_t telemetry_pid = -1;                 // the telemetry process; -1 between lives
     std::optional<ingest::ServerStats> ingest;  // nullopt: socket off
 };
 

@@ -27,8 +27,8 @@ struct PublishOutcome {
     };
     uint64_t tag = 0;
     Kind kind = Kind::kLost;
-    std::string reason;  // e.g. "PUBACK reason 0x87 (Not authorized)"
-    int64_t at_boot_ms = 0;
+    std::string reason;      // e.g. "PUBACK reason 0x87 (Not authorized)"
+    int64_t at_boot_us = 0;  // Clock::boot_us() when the client reported it
 };
 
 struct LinkEvent {

@@ -5,13 +5,13 @@
 
 namespace outpost::publish {
 
-void LatencySampler::record(int64_t ms) {
+void LatencySampler::record(int64_t sample) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (samples_.size() < capacity_) {
-        samples_.push_back(ms);
+        samples_.push_back(sample);
         return;
     }
-    samples_[next_] = ms;
+    samples_[next_] = sample;
     next_ = (next_ + 1) % capacity_;
 }
 

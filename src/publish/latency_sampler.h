@@ -15,7 +15,9 @@ class LatencySampler final {
   public:
     explicit LatencySampler(size_t capacity = 4096) : capacity_(capacity) {}
 
-    void record(int64_t ms);
+    // One latency, in whatever unit the owner chose (the publisher uses
+    // microseconds); percentile() answers in the same unit.
+    void record(int64_t sample);
     // The `fraction` (0..1) quantile of the kept samples, -1 when empty.
     int64_t percentile(double fraction) const;
 

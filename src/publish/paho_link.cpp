@@ -62,7 +62,7 @@ class OutcomeListener final : public mqtt::iaction_listener {
             static_cast<uint64_t>(reinterpret_cast<uintptr_t>(token.get_user_context()));
         event.outcome.kind = kind;
         event.outcome.reason = std::move(reason);
-        event.outcome.at_boot_ms = clock_.boot_ms();
+        event.outcome.at_boot_us = clock_.boot_us();
         inbox_.post_link_event(std::move(event));
     }
 

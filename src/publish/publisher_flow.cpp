@@ -1,5 +1,6 @@
 // Rows through the window: fetch in id order, publish, and act on each
 // verdict (P2, P3 in publisher_impl.h).
+#include <algorithm>
 #include <cassert>
 #include <exception>
 #include <string>
@@ -67,14 +68,14 @@ void Publisher::Impl::start_publish(store::OutboxRow row, int64_t now, bool retr
     if (max_packet_bytes_ > 0 && packet_bytes > max_packet_bytes_) {
         // The broker would drop the connection for it: refuse it here, as a
         // message-level failure of this row only.
-        on_refused(publish::Flight{std::move(row), now, retry},
+        on_refused(publish::Flight{std::move(row), clock_.boot_us(), retry},
                    "payload too large: " + std::to_string(packet_bytes) +
                        " bytes exceed the broker's maximum packet size of " +
                        std::to_string(max_packet_bytes_),
                    now);
         return;
     }
-    const uint64_t tag = window_.start(std::move(row), now, retry);
+    const uint64_t tag = window_.start(std::move(row), clock_.boot_us(), retry);
     Status status = link_->publish(topic, window_.payload(tag), tag);
     if (status) {
         OUTPOST_FAULT_POINT("publish.after_publish");
@@ -103,9 +104,13 @@ void Publisher::Impl::on_outcome(const publish::PublishOutcome& outcome, int64_t
             OUTPOST_FAULT_POINT("publish.after_puback");
             rewind_to(window_.acknowledged(*flight));  // a lifted block: fetch its rows
             marker_->add(row.id);                      // P2: its own PUBACK, success reason
-            publish_latency_.record(outcome.at_boot_ms - flight->published_boot_ms);
+            publish_latency_.record(outcome.at_boot_us - flight->published_boot_us);
             if (auto recorded = publish::recorded_uptime_ms(row.envelope, clock_.boot_id())) {
-                commit_latency_.record(outcome.at_boot_ms - *recorded);
+                // The envelope keeps whole milliseconds (the recording fell
+                // somewhere in that millisecond): its middle is the unbiased
+                // guess, within +-0.5 ms.
+                commit_latency_.record(
+                    std::max<int64_t>(0, outcome.at_boot_us - (*recorded * 1000 + 500)));
             }
             break;
         }

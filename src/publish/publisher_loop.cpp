@@ -72,10 +72,16 @@ PublisherStatus Publisher::Impl::status() const {
         std::lock_guard<std::mutex> lock(shared_mutex_);
         status = shared_;
     }
-    status.commit_to_ack_p50_ms = commit_latency_.percentile(0.50);
-    status.commit_to_ack_p99_ms = commit_latency_.percentile(0.99);
-    status.publish_to_ack_p50_ms = publish_latency_.percentile(0.50);
-    status.publish_to_ack_p99_ms = publish_latency_.percentile(0.99);
+    status.commit_to_ack_p50_us = commit_latency_.percentile(0.50);
+    status.commit_to_ack_p99_us = commit_latency_.percentile(0.99);
+    status.publish_to_ack_p50_us = publish_latency_.percentile(0.50);
+    status.publish_to_ack_p99_us = publish_latency_.percentile(0.99);
+    // The millisecond figures keep their meaning: whole milliseconds.
+    auto to_ms = [](int64_t us) { return us < 0 ? us : us / 1000; };
+    status.commit_to_ack_p50_ms = to_ms(status.commit_to_ack_p50_us);
+    status.commit_to_ack_p99_ms = to_ms(status.commit_to_ack_p99_us);
+    status.publish_to_ack_p50_ms = to_ms(status.publish_to_ack_p50_us);
+    status.publish_to_ack_p99_ms = to_ms(status.publish_to_ack_p99_us);
     return status;
 }
 

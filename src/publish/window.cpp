@@ -7,7 +7,7 @@
 
 namespace outpost::publish {
 
-uint64_t Window::start(store::OutboxRow row, int64_t now_ms, bool retry) {
+uint64_t Window::start(store::OutboxRow row, int64_t published_boot_us, bool retry) {
     assert(!full() && !busy(row.id));  // W1, W2
     const uint64_t tag = next_tag_++;
     busy_.insert(row.id);
@@ -16,7 +16,7 @@ uint64_t Window::start(store::OutboxRow row, int64_t now_ms, bool retry) {
         assert(!block.retry_in_flight);  // W3
         block.retry_in_flight = true;
     }
-    flights_.emplace(tag, Flight{std::move(row), now_ms, retry});
+    flights_.emplace(tag, Flight{std::move(row), published_boot_us, retry});
     return tag;
 }
 

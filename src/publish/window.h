@@ -34,8 +34,8 @@ namespace outpost::publish {
 // One row between publish and verdict.
 struct Flight {
     store::OutboxRow row;
-    int64_t published_boot_ms = 0;
-    bool retry = false;  // started by take_due()
+    int64_t published_boot_us = 0;  // Clock::boot_us() as it was handed to the client
+    bool retry = false;             // started by take_due()
 };
 
 // Publisher-thread only; not thread-safe.
@@ -53,7 +53,7 @@ class Window final {
 
     // Records `row` as published and returns the tag for its outcome.
     // Preconditions: !full(), !busy(row.id).
-    uint64_t start(store::OutboxRow row, int64_t now_ms, bool retry = false);
+    uint64_t start(store::OutboxRow row, int64_t published_boot_us, bool retry = false);
     // The envelope of a started row; valid until land() or cancel(tag).
     const std::string& payload(uint64_t tag) const { return flights_.at(tag).row.envelope; }
     // Takes back a start() whose publish call failed at once; the row is no

@@ -98,6 +98,8 @@ class DaemonProcess final {
     DaemonProcess& operator=(const DaemonProcess&) = delete;
 
     std::string log() const { return read_file(log_path_); }
+    // The process id while it runs, -1 after ended() saw it end.
+    pid_t pid() const { return pid_; }
     // The log on one line, for INFO (a TAP message must not span lines).
     std::string log_line() const {
         std::string text = log();

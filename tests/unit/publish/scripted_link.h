@@ -367,7 +367,7 @@ class ScriptedBroker final {
             queue_.pop_front();
             if (pending.link != nullptr) {
                 if (pending.event.kind == publish::LinkEvent::Kind::kOutcome) {
-                    pending.event.outcome.at_boot_ms = pending.link->clock_.boot_ms();
+                    pending.event.outcome.at_boot_us = pending.link->clock_.boot_us();
                 }
                 // Posted under the lock, so detach() cannot race it (L3).
                 pending.link->inbox_.post_link_event(std::move(pending.event));

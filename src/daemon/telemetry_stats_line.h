@@ -1,0 +1,29 @@
+// How the telemetry process reports its counters to outpostd: one text line
+// per report on a pipe,
+//
+//     T <offered> <published> <coalesced> <ring_full> <oversize> <invalid>
+//       <disconnected> <datagrams> <ring_depth> <connected 0|1> <reconnects>
+//       <last_error to the end of the line>\n
+//
+// (one line; newlines in last_error become spaces). Each line is a whole
+// snapshot, so a reader keeps only the latest.
+#ifndef OUTPOST_DAEMON_TELEMETRY_STATS_LINE_H
+#define OUTPOST_DAEMON_TELEMETRY_STATS_LINE_H
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "outpost/telemetry.h"
+
+namespace outpost::daemon {
+
+// The line for `stats`, newline included.
+std::string format_telemetry_stats(const TelemetryStats& stats);
+
+// The stats of one line (without its newline); nullopt when malformed.
+std::optional<TelemetryStats> parse_telemetry_stats(std::string_view line);
+
+}  // namespace outpost::daemon
+
+#endif  // OUTPOST_DAEMON_TELEMETRY_STATS_LINE_H

@@ -1,0 +1,123 @@
+// The telemetry lane in a process of its own, supervised by outpostd.
+//
+// Why a process: paho's C library (MQTTAsync, 1.3.x) keeps its send thread,
+// its receive thread and its list of clients in file-scope statics
+// (MQTTAsyncUtils.c: sendThread_id, receiveThread_id, the ClientStates
+// list), so every MQTT client of a process shares the same two I/O threads.
+// In outpostd's process a burst of telemetry publishes would queue in front
+// of the alarm publisher's PUBLISHes and PUBACKs. The telemetry process
+// (outpost-telemetry, telemetry_main.cpp) has its own paho, its own threads
+// and its own socket to the broker; the alarm path shares nothing with it
+// but the CPU, and there it runs at nice kTelemetryNice.
+//
+// Promises:
+//  - start() spawns the process and returns once it reported that its lane
+//    is running (socket bound, sender started) or failed: a telemetry
+//    process that cannot start makes outpostd's start fail, as the
+//    in-process lane did. The process binds the datagram socket itself, so
+//    applications see the same socket and format.
+//  - When the process dies later (a crash, a kill) it is started again
+//    after a pause from the one backoff policy (common/backoff.h): capped
+//    exponential with jitter, counted from consecutive short lives (under
+//    kHealthyLife), so a process that keeps crashing costs little CPU.
+//    Alarms are not affected: telemetry offered while it is down is lost
+//    (best effort, DESIGN.md promise 6).
+//  - stats() sums the counters of every incarnation (they only grow);
+//    messages still in a dead process's ring count as dropped_disconnected.
+//  - The process gets SIGTERM when outpostd's supervising thread ends
+//    (PR_SET_PDEATHSIG), so a SIGKILLed outpostd leaves no telemetry orphan.
+//
+// Threads: "outpost-tele-sup" spawns, reads the reports and restarts; stop()
+// ends it (SIGTERM to the process, SIGKILL after kStopTimeout).
+#ifndef OUTPOST_DAEMON_TELEMETRY_SUPERVISOR_H
+#define OUTPOST_DAEMON_TELEMETRY_SUPERVISOR_H
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "outpost/status.h"
+#include "outpost/telemetry.h"
+
+namespace outpost::daemon {
+
+struct TelemetrySupervisorOptions {
+    // The program and its arguments (argv[0] included). It must write
+    // report lines (telemetry_stats_line.h) to the file descriptor given by
+    // the last two arguments, which the supervisor appends:
+    // "--stats-fd" "3".
+    std::vector<std::string> command;
+    // Restart pacing (common/backoff.h, jittered).
+    std::chrono::milliseconds restart_initial{500}, restart_max{30000};
+    // How long start() waits for the first report.
+    std::chrono::milliseconds start_timeout{15000};
+};
+
+class TelemetrySupervisor final {
+  public:
+    // A life at least this long resets the restart backoff.
+    static constexpr std::chrono::seconds kHealthyLife{10};
+    // stop() waits this long after SIGTERM before SIGKILL.
+    static constexpr std::chrono::seconds kStopTimeout{5};
+
+    // Spawns the process and waits for its first report. Errors (nothing
+    // left running): kIoError when it cannot be spawned, kUnavailable when
+    // it exited or stayed silent before its first report (its own log lines
+    // say why).
+    static Result<std::unique_ptr<TelemetrySupervisor>> start(
+        const TelemetrySupervisorOptions& options);
+
+    ~TelemetrySupervisor();  // stop()
+    TelemetrySupervisor(const TelemetrySupervisor&) = delete;
+    TelemetrySupervisor& operator=(const TelemetrySupervisor&) = delete;
+
+    // Thread-safe. connected is false while no process runs.
+    TelemetryStats stats() const;
+    // Restarts after the first start. Thread-safe.
+    uint64_t restarts() const;
+    // The running process's id, -1 between lives. Thread-safe.
+    pid_t pid() const;
+
+    // SIGTERM to the process (its lane stops, counting its ring as
+    // dropped_disconnected), waits for it, ends the thread. Idempotent.
+    void stop();
+
+  private:
+    explicit TelemetrySupervisor(TelemetrySupervisorOptions options);
+    // Spawns one process; its pid and the read end of its report pipe.
+    Status spawn(pid_t* pid, int* report_fd);
+    // Reads reports until the process closes the pipe; true when at least
+    // one report arrived.
+    bool read_reports(int report_fd);
+    // Waits for `pid` to end (SIGKILL after kStopTimeout once stopping) and
+    // folds its last counters into the totals. Returns the wait status.
+    int reap(pid_t pid);
+    void supervise(pid_t pid, int report_fd);
+    // Waits up to `delay` unless stop() is called; false on stop.
+    bool pause(std::chrono::milliseconds delay);
+
+    const TelemetrySupervisorOptions options_;
+    std::thread thread_;
+
+    mutable std::mutex mutex_;
+    std::condition_variable changed_;  // a report, an exit, or stop
+    bool stopping_ = false;            // guarded by mutex_
+    bool reported_ = false;            // guarded by mutex_: this life reported
+    bool exited_ = false;              // guarded by mutex_: this life ended
+    pid_t pid_ = -1;                   // guarded by mutex_
+    TelemetryStats base_;              // guarded by mutex_: ended lives, summed
+    TelemetryStats current_;           // guarded by mutex_: this life's last report
+    uint64_t restarts_ = 0;            // guarded by mutex_
+    std::mutex stop_mutex_;            // serialises stop() callers
+};
+
+}  // namespace outpost::daemon
+
+#endif  // OUTPOST_DAEMON_TELEMETRY_SUPERVISOR_H
