@@ -40,8 +40,9 @@ struct MqttConfig {
     // Reconnect pauses: capped doubling with jitter between these bounds.
     int reconnect_min_ms = 250;
     int reconnect_max_ms = 30000;
-    // MQTT sessions this instance runs in the shared group, each handling
-    // one message at a time (session_group.h). Session 0 uses client_id,
+    // MQTT sessions this instance runs in the shared group (session_group.h;
+    // paho's one receive thread per process still takes their messages one
+    // at a time). Session 0 uses client_id,
     // session i > 0 uses client_id + "-" + i: fixed ids, so every session is
     // persistent. Lowering the count strands the queued share of the ids
     // dropped until their session expires (see README).

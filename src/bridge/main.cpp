@@ -68,7 +68,8 @@ configuration (defaults shown; fields marked * are required):
     "keepalive_s": 30, "connect_timeout_s": 10,
     "reconnect_min_ms": 250, "reconnect_max_ms": 30000,
     "sessions": 1                           sessions in the group, 1 to 64; session
-                                            i > 0 uses client_id-i (README: ordering)
+                                            i > 0 uses client_id-i (README: ordering;
+                                            no faster in one process yet)
   },
   "rocketmq": {
     "name_servers": "127.0.0.1:9876",       * "ip:port;ip:port" or an array

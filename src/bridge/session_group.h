@@ -1,11 +1,14 @@
 // The MQTT sessions of one bridge instance: mqtt.sessions persistent
 // sessions in the same shared-subscription group, each with its own fixed
-// client id (session_client_id in config.h) and its own paho callback
-// thread, all calling one Delivery. The broker spreads the group's messages
-// over them, so up to `sessions` messages are being sent to RocketMQ at
-// once; each is still acknowledged by its own session only after its own
-// SEND_OK (invariants in mqtt_session.cpp). Ordering per device is NOT kept
-// across sessions: see docs/DESIGN.md, Bridge, "Ordering".
+// client id (session_client_id in config.h) and its own supervisor thread,
+// all calling one Delivery. Each message is acknowledged by its own session
+// only after its own SEND_OK (invariants in mqtt_session.cpp). Ordering per
+// device is NOT kept across sessions: docs/DESIGN.md, Bridge, "Ordering per
+// device".
+// LIMIT: paho C runs one receive thread per process for all clients and the
+// message callbacks run on it, so these sessions deliver one message at a
+// time between them (docs/DESIGN.md, Bridge, "Sessions and requests in
+// flight"): more sessions add no throughput in one process today.
 #ifndef OUTPOST_BRIDGE_SESSION_GROUP_H
 #define OUTPOST_BRIDGE_SESSION_GROUP_H
 
