@@ -30,11 +30,7 @@ TEST_CASE("several sessions forward every message exactly once and acknowledge e
     }
     // Session 0 keeps the configured id; session i uses id-i.
     const std::vector<std::string> ids = {base_id, base_id + "-1", base_id + "-2", base_id + "-3"};
-    const auto acked = [&] {
-        std::size_t total = 0;
-        for (const std::string& id : ids) total += pubacks_from(broker, id);
-        return total;
-    };
+    const auto acked = [&] { return pubacks_from_sessions(broker, base_id, kSessions); };
     {
         const bool all_acked = wait_until([&] { return acked() >= events.size(); },
                                           std::chrono::seconds(90), std::chrono::milliseconds(250));
