@@ -25,7 +25,12 @@
 #
 # Knobs (environment): ROCKETMQ_START_TIMEOUT (seconds, default 180),
 # ROCKETMQ_STOP_TIMEOUT (seconds, default 30), ROCKETMQ_NAMESRV_PORT and
-# ROCKETMQ_BROKER_PORT (fixed ports instead of free ones), JAVA (java binary).
+# ROCKETMQ_BROKER_PORT (fixed ports instead of free ones), JAVA (java binary),
+# ROCKETMQ_FLUSH_DISK_TYPE (ASYNC_FLUSH, the tests' default, or SYNC_FLUSH as
+# production runs; bench/bridge_bench starts its own with SYNC_FLUSH),
+# ROCKETMQ_BROKER_IP (the address the broker registers for clients, default
+# 127.0.0.1; it still binds 127.0.0.1: the bridge bench advertises 127.0.0.2
+# and relays it through its delaying proxy).
 #
 # The name server and the broker's two remoting ports bind 127.0.0.1. The
 # broker's HA port (PORT+1) binds the wildcard address: RocketMQ 5.3 has no
@@ -46,7 +51,7 @@ die() {
 }
 
 usage() {
-  sed -n '2,27p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,33p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -164,10 +169,10 @@ brokerClusterName=OutpostCluster
 brokerName=outpost-broker-a
 brokerId=0
 brokerRole=ASYNC_MASTER
-flushDiskType=ASYNC_FLUSH
+flushDiskType=${ROCKETMQ_FLUSH_DISK_TYPE:-ASYNC_FLUSH}
 bindAddress=127.0.0.1
 listenPort=$port
-brokerIP1=127.0.0.1
+brokerIP1=${ROCKETMQ_BROKER_IP:-127.0.0.1}
 namesrvAddr=$namesrv
 autoCreateTopicEnable=true
 storePathRootDir=$dir/store

@@ -40,13 +40,28 @@ struct MqttConfig {
     // Reconnect pauses: capped doubling with jitter between these bounds.
     int reconnect_min_ms = 250;
     int reconnect_max_ms = 30000;
+    // MQTT sessions this instance runs in the shared group (session_group.h;
+    // paho's one receive thread per process still takes their messages one
+    // at a time). Session 0 uses client_id,
+    // session i > 0 uses client_id + "-" + i: fixed ids, so every session is
+    // persistent. Lowering the count strands the queued share of the ids
+    // dropped until their session expires (see README).
+    int sessions = 1;
 };
+
+// The client id of session `index` (0-based) of an instance whose
+// mqtt.client_id is `base`: `base` itself for session 0 (so going from one
+// session to several keeps the existing session), else base + "-" + index.
+std::string session_client_id(const std::string& base, int index);
 
 struct RocketMqConfig {
     std::string name_servers;  // "ip:port;ip:port"
     std::string producer_group = "outpost_bridge";
     int send_timeout_ms = 3000;  // one request: connect + write + answer
     int max_attempts = 3;        // per send, inside the producer
+    // Requests on the wire at once per broker connection (the sessions share
+    // one producer); sessions beyond it wait for a slot.
+    int max_in_flight = 32;
     // While RocketMQ fails, the bridge holds the message and tries again after
     // pauses doubling from 100 ms up to this bound.
     int retry_pause_max_ms = 5000;

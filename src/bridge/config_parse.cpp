@@ -74,6 +74,13 @@ void read_mqtt(JsonObjectReader& in, MqttConfig& mqtt) {
     if (mqtt.reconnect_max_ms < mqtt.reconnect_min_ms) {
         in.error("reconnect_max_ms", "must not be below mqtt.reconnect_min_ms");
     }
+    in.read_integer("sessions", mqtt.sessions, 1, 64);
+    const std::string last_id = session_client_id(mqtt.client_id, mqtt.sessions - 1);
+    if (!mqtt.client_id.empty() && !is_valid_identifier(last_id)) {
+        in.error("sessions", std::to_string(mqtt.sessions) + " sessions need client id \"" +
+                                 last_id +
+                                 "\", which is over 64 characters: shorten mqtt.client_id");
+    }
 }
 
 void read_rocketmq(JsonObjectReader& in, RocketMqConfig& rocketmq) {
@@ -101,6 +108,7 @@ void read_rocketmq(JsonObjectReader& in, RocketMqConfig& rocketmq) {
     }
     in.read_integer("send_timeout_ms", rocketmq.send_timeout_ms, 100, 600000);
     in.read_integer("max_attempts", rocketmq.max_attempts, 1, 16);
+    in.read_integer("max_in_flight", rocketmq.max_in_flight, 1, 1024);
     in.read_integer("retry_pause_max_ms", rocketmq.retry_pause_max_ms, 100, 600000);
 }
 
@@ -167,6 +175,10 @@ void read_status(JsonObjectReader& in, StatusConfig& status) {
 }
 
 }  // namespace
+
+std::string session_client_id(const std::string& base, int index) {
+    return index == 0 ? base : base + "-" + std::to_string(index);
+}
 
 Result<BridgeConfig> parse_bridge_config(const std::string& json_text) {
     Result<json> parsed = parse_config_object(json_text);

@@ -74,7 +74,7 @@ Verdict Delivery::deliver(const InboundMessage& message) {
         return quarantine(message, *rejection);
     }
     const CheckedEnvelope& envelope = std::get<CheckedEnvelope>(checked);
-    if (recent_.contains(envelope.event_id)) {
+    if (std::lock_guard<std::mutex> lock(mutex_); recent_.contains(envelope.event_id)) {
         stats_.duplicate_suppressed();
         return Verdict::kDuplicate;
     }
@@ -100,7 +100,10 @@ Verdict Delivery::deliver(const InboundMessage& message) {
             OUTPOST_FAULT_POINT("bridge.after_send");
             stats_.message_forwarded(std::chrono::duration_cast<std::chrono::microseconds>(
                 std::chrono::steady_clock::now() - started));
-            recent_.insert(envelope.event_id);
+            {
+                std::lock_guard<std::mutex> lock(mutex_);
+                recent_.insert(envelope.event_id);
+            }
             return Verdict::kForwarded;
         case SendEnd::kStopped:
             return Verdict::kStopped;
@@ -160,15 +163,18 @@ Delivery::SendEnd Delivery::send_until_stored(const SinkMessage& message, Status
 
 bool Delivery::pace() {
     if (config_.limits.max_messages_per_s <= 0) return true;
-    const auto now = std::chrono::steady_clock::now();
-    if (next_slot_ > now &&
-        stop_.wait_for(std::chrono::duration_cast<std::chrono::milliseconds>(next_slot_ - now))) {
-        return false;
-    }
     const auto interval = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
         std::chrono::duration<double>(1.0 / config_.limits.max_messages_per_s));
-    next_slot_ = std::max(next_slot_, now) + interval;
-    return true;
+    std::chrono::steady_clock::time_point slot;
+    {
+        // Each caller reserves the next slot, then waits for it unlocked.
+        std::lock_guard<std::mutex> lock(mutex_);
+        slot = std::max(next_slot_, std::chrono::steady_clock::now());
+        next_slot_ = slot + interval;
+    }
+    const auto now = std::chrono::steady_clock::now();
+    return slot <= now ||
+           !stop_.wait_for(std::chrono::duration_cast<std::chrono::milliseconds>(slot - now));
 }
 
 }  // namespace outpost::bridge

@@ -15,6 +15,7 @@
 
 #include <chrono>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -39,8 +40,10 @@ enum class Verdict {
 
 const char* verdict_name(Verdict verdict);
 
-// Not thread-safe: one MQTT callback thread calls deliver(). The sink,
-// stats and stop signal are borrowed and must outlive the Delivery.
+// Thread-safe: every MQTT session's callback thread calls deliver() (with
+// mqtt.sessions > 1, concurrently); the remembered eventIds and the pace
+// are shared by all sessions of the instance. The sink, stats and stop
+// signal are borrowed, must outlive the Delivery, and must be thread-safe.
 class Delivery final {
   public:
     // Fails with kInvalidArgument when a mapping rule's tag does not compile
@@ -75,8 +78,9 @@ class Delivery final {
     MessageSink& sink_;
     BridgeStats& stats_;
     const StopSignal& stop_;
-    RecentEventIds recent_;
-    std::chrono::steady_clock::time_point next_slot_;
+    std::mutex mutex_;                                 // never held while sending or waiting
+    RecentEventIds recent_;                            // guarded by mutex_
+    std::chrono::steady_clock::time_point next_slot_;  // guarded by mutex_
 };
 
 }  // namespace outpost::bridge

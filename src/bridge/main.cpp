@@ -1,14 +1,12 @@
 // outpost-bridge: MQTT v5 shared subscription -> RocketMQ, acknowledging each
 // MQTT message only after RocketMQ answered SEND_OK. See --help.
 #include <poll.h>
-#include <pthread.h>
 #include <signal.h>
 #include <sys/eventfd.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
@@ -18,7 +16,6 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <thread>
 
 #include "bridge/bridge_stats.h"
 #include "bridge/config.h"
@@ -26,6 +23,7 @@
 #include "bridge/log.h"
 #include "bridge/mqtt_session.h"
 #include "bridge/rocketmq_sink.h"
+#include "bridge/session_group.h"
 #include "bridge/status_reporter.h"
 #include "bridge/stop_signal.h"
 #include "common/service_arguments.h"
@@ -68,12 +66,16 @@ configuration (defaults shown; fields marked * are required):
     "shared_group": "outpost-bridge",
     "topic_filters": ["outpost/+/alarm/+"],
     "keepalive_s": 30, "connect_timeout_s": 10,
-    "reconnect_min_ms": 250, "reconnect_max_ms": 30000
+    "reconnect_min_ms": 250, "reconnect_max_ms": 30000,
+    "sessions": 1                           sessions in the group, 1 to 64; session
+                                            i > 0 uses client_id-i (README: ordering;
+                                            no faster in one process yet)
   },
   "rocketmq": {
     "name_servers": "127.0.0.1:9876",       * "ip:port;ip:port" or an array
     "producer_group": "outpost_bridge",
     "send_timeout_ms": 3000, "max_attempts": 3,
+    "max_in_flight": 32,                    requests on the wire per broker connection
     "retry_pause_max_ms": 5000              pause cap while RocketMQ fails
   },
   "mapping": [                              * first matching rule wins
@@ -116,10 +118,10 @@ exit status: 0 stopped, 1 runtime failure, 2 usage or configuration error.
 )";
 
 void print_summary(const BridgeConfig& config) {
-    std::printf("configuration OK\n  mqtt %s as %s, group %s, %zu filter(s), session %u s\n",
-                config.mqtt.uri.c_str(), config.mqtt.client_id.c_str(),
-                config.mqtt.shared_group.c_str(), config.mqtt.topic_filters.size(),
-                config.mqtt.session_expiry_s);
+    std::printf(
+        "configuration OK\n  mqtt %s as %s, group %s, %zu filter(s), session %u s, %d session(s)\n",
+        config.mqtt.uri.c_str(), config.mqtt.client_id.c_str(), config.mqtt.shared_group.c_str(),
+        config.mqtt.topic_filters.size(), config.mqtt.session_expiry_s, config.mqtt.sessions);
     std::printf("  rocketmq %s, group %s\n", config.rocketmq.name_servers.c_str(),
                 config.rocketmq.producer_group.c_str());
     for (const MappingRule& rule : config.mapping) {
@@ -127,19 +129,6 @@ void print_summary(const BridgeConfig& config) {
                     rule.tag.c_str());
     }
     std::printf("  quarantine -> %s\n", config.quarantine_topic.c_str());
-}
-
-// Waits until `fd` is readable or `deadline` passes; returns whether it
-// became readable.
-bool wait_readable(int fd, std::chrono::steady_clock::time_point deadline) {
-    for (;;) {
-        const auto left = std::chrono::ceil<std::chrono::milliseconds>(
-            deadline - std::chrono::steady_clock::now());
-        pollfd ready{fd, POLLIN, 0};
-        const int rc = ::poll(&ready, 1, static_cast<int>(std::max<int64_t>(0, left.count())));
-        if (rc >= 0) return rc > 0;
-        if (errno != EINTR) return false;
-    }
 }
 
 // Runs the bridge until a stop signal or a fatal error. Does not return when
@@ -159,26 +148,21 @@ int run_bridge(const BridgeConfig& config) {
 
     BridgeStats stats;
     StopSignal stop;
-    RocketMqSink sink(config.rocketmq);
+    RocketMqSink sink(config.rocketmq);  // one producer shared by all sessions
     auto delivery = Delivery::create(config, sink, stats, stop);
     if (!delivery.is_ok()) {
         log_error(delivery.status().to_string());
         return kExitUsage;
     }
-    auto session = make_mqtt_session(config, **delivery, stats, stop);
-    if (!session.is_ok()) {
-        log_error(session.status().to_string());
+    auto sessions = SessionGroup::create(config, **delivery, stats, stop);
+    if (!sessions.is_ok()) {
+        log_error(sessions.status().to_string());
         return kExitUsage;
     }
     StatusReporter reporter(config.status, stats);
     log_info("starting: " + config.mqtt.uri + " -> RocketMQ " + config.rocketmq.name_servers);
 
-    std::atomic<bool> session_over{false};
-    SessionEnd end = SessionEnd::kClean;
-    std::thread session_thread([&] {
-        pthread_setname_np(pthread_self(), "mqtt-session");
-        end = (*session)->run();
-        session_over = true;
+    (*sessions)->start([session_done] {
         const uint64_t one = 1;
         (void)!::write(session_done, &one, sizeof one);
     });
@@ -190,15 +174,15 @@ int run_bridge(const BridgeConfig& config) {
         log_info(std::string("stopping on ") + strsignal(static_cast<int>(received.ssi_signo)));
     }
     stop.request_stop();
-    // run() ends within one send plus the disconnect bound, unless it is stuck
-    // in a paho call behind a held callback: then leave without it.
+    // Each run() ends within one send plus the disconnect bound, unless it is
+    // stuck in a paho call behind a held callback: then leave without it.
     const auto deadline = std::chrono::steady_clock::now() +
                           std::chrono::milliseconds(config.rocketmq.send_timeout_ms) *
                               (config.rocketmq.max_attempts + 1) +
                           std::chrono::seconds(10);
-    wait_readable(session_done, deadline);
-    if (session_over && end == SessionEnd::kClean) {
-        session_thread.join();
+    const std::optional<SessionEnd> end = (*sessions)->wait_all(deadline);
+    if (end == SessionEnd::kClean) {
+        sessions->reset();  // joins the session threads
         ::close(signals);
         ::close(session_done);
         reporter.report();
@@ -206,7 +190,7 @@ int run_bridge(const BridgeConfig& config) {
         return kExitOk;
     }
     reporter.report();
-    const bool fatal = session_over && end == SessionEnd::kFatal;
+    const bool fatal = end == SessionEnd::kFatal;
     log_warning(fatal ? "exiting after a failure in the message callback; the message in hand "
                         "stays unacknowledged"
                       : "exiting with a message held unacknowledged; the broker redelivers it");

@@ -11,6 +11,7 @@ rocketmq::ProducerOptions producer_options(const RocketMqConfig& config) {
     options.producer_group = config.producer_group;
     options.request_timeout = std::chrono::milliseconds(config.send_timeout_ms);
     options.max_attempts = config.max_attempts;
+    options.max_in_flight = config.max_in_flight;
     return options;
 }
 

@@ -1,90 +1,186 @@
 #include "rocketmq/connection.h"
 
+#include <algorithm>
 #include <limits>
 #include <utility>
 
-namespace outpost::rocketmq {
+#include "rocketmq/tcp_socket.h"
 
-Connection::Connection(std::string address) : address_(std::move(address)) {}
+namespace outpost::rocketmq {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+Result<std::unique_ptr<ByteStream>> connect_tcp(const std::string& address, Deadline deadline) {
+    Result<std::unique_ptr<TcpSocket>> socket = TcpSocket::connect(address, deadline);
+    if (!socket.is_ok()) return socket.status();
+    return std::unique_ptr<ByteStream>(std::move(socket).value());
+}
+
+// Reads one whole frame; a frame once begun is read to its end or the
+// stream is unusable.
+Result<RemotingCommand> read_frame(ByteStream& stream, const std::string& address,
+                                   Deadline deadline) {
+    unsigned char prefix[kFrameLengthPrefix];
+    Status status = stream.read_exact(reinterpret_cast<char*>(prefix), sizeof(prefix), deadline);
+    if (!status.is_ok()) return status;
+    Result<std::size_t> length = decode_frame_length(prefix);
+    if (!length.is_ok()) return length.status().with_context("from " + address);
+    std::string payload(*length, '\0');
+    status = stream.read_exact(payload.data(), payload.size(), deadline);
+    if (!status.is_ok()) return status;
+    Result<RemotingCommand> command = decode_frame_payload(payload);
+    if (!command.is_ok()) return command.status().with_context("from " + address);
+    return command;
+}
+
+}  // namespace
+
+Connection::Connection(std::string address, int max_in_flight, StreamConnector connector)
+    : address_(std::move(address)),
+      max_in_flight_(static_cast<std::size_t>(std::max(1, max_in_flight))),
+      connector_(connector ? std::move(connector) : StreamConnector(connect_tcp)) {}
 
 Status Connection::ensure_connected(Deadline deadline, bool* reused) {
-    if (socket_ != nullptr && socket_->peer_closed()) {
-        socket_.reset();
+    // Only an idle stream is probed: with requests outstanding, unread
+    // responses are expected and a failure surfaces to the reader.
+    if (stream_ != nullptr && pending_.empty() && stream_->peer_closed()) {
+        drop_stream(generation_, Status::error(StatusCode::kUnavailable,
+                                               "connection to " + address_ + " closed while idle"));
     }
-    *reused = socket_ != nullptr;
-    if (socket_ != nullptr) {
-        return Status::ok();
-    }
-    Result<std::unique_ptr<TcpSocket>> connected = TcpSocket::connect(address_, deadline);
-    if (!connected.is_ok()) {
-        return connected.status();
-    }
-    socket_ = std::move(connected).value();
+    *reused = stream_ != nullptr;
+    if (stream_ != nullptr) return Status::ok();
+    Result<std::unique_ptr<ByteStream>> connected = connector_(address_, deadline);
+    if (!connected.is_ok()) return connected.status();
+    stream_ = std::shared_ptr<ByteStream>(std::move(connected).value());
     return Status::ok();
 }
 
-Result<RemotingCommand> Connection::read_response(std::int32_t opaque, Deadline deadline) {
+void Connection::drop_stream(std::uint64_t generation, const Status& why) {
+    if (generation != generation_ || stream_ == nullptr) return;
+    stream_->shutdown();  // wakes the reader; the last holder closes the socket
+    stream_.reset();
+    ++generation_;
+    for (auto& entry : pending_) {
+        if (!entry.second->done) {
+            entry.second->done = true;
+            entry.second->status = why;
+        }
+    }
+    pending_.clear();
+    changed_.notify_all();
+}
+
+Status Connection::write_request(std::unique_lock<std::mutex>& lock, std::int32_t opaque,
+                                 const std::string& frame, Deadline deadline,
+                                 const std::shared_ptr<Pending>& slot, std::uint64_t* generation) {
+    for (int attempt = 1;; ++attempt) {
+        bool reused = false;
+        Status status = ensure_connected(deadline, &reused);
+        if (!status.is_ok()) return status;
+        const bool alone = pending_.empty();
+        pending_[opaque] = slot;  // before writing: the answer may come at once
+        *generation = generation_;
+        std::shared_ptr<ByteStream> stream = stream_;
+        lock.unlock();
+        {
+            std::lock_guard<std::mutex> writing(write_mutex_);
+            status = stream->write_all(frame, deadline);
+        }
+        lock.lock();
+        if (status.is_ok()) return status;
+        // Part of a frame may be on the wire: the stream is unusable.
+        drop_stream(*generation, status);
+        if (attempt == 1 && alone && reused && status.code() == StatusCode::kUnavailable) {
+            // The server closed the idle stream between our check and the
+            // write; a frame it never fully received was not processed, and
+            // no other request shared the stream: resend once.
+            *slot = Pending{};
+            continue;
+        }
+        return status;
+    }
+}
+
+void Connection::read_until_done(const std::shared_ptr<Pending>& mine, ByteStream& stream,
+                                 std::uint64_t generation, Deadline deadline,
+                                 std::chrono::milliseconds frame_timeout) {
     for (;;) {
-        unsigned char prefix[kFrameLengthPrefix];
-        Status status =
-            socket_->read_exact(reinterpret_cast<char*>(prefix), sizeof(prefix), deadline);
-        if (!status.is_ok()) {
-            return status;
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            if (mine->done || generation != generation_) return;
         }
-        Result<std::size_t> length = decode_frame_length(prefix);
-        if (!length.is_ok()) {
-            return length.status().with_context("from " + address_);
-        }
-        std::string payload(*length, '\0');
-        status = socket_->read_exact(payload.data(), payload.size(), deadline);
-        if (!status.is_ok()) {
-            return status;
-        }
-        Result<RemotingCommand> command = decode_frame_payload(payload);
+        Status ready = stream.wait_readable(deadline);
+        if (ready.code() == StatusCode::kTimeout) return;  // the caller times out
+        Result<RemotingCommand> command =
+            ready.is_ok() ? read_frame(stream, address_, Clock::now() + frame_timeout)
+                          : Result<RemotingCommand>(ready);
+        std::lock_guard<std::mutex> lock(mutex_);
         if (!command.is_ok()) {
-            return command.status().with_context("from " + address_);
+            drop_stream(generation, command.status());
+            return;
         }
-        if (command->is_response() && command->opaque == opaque) {
-            return command;
-        }
-        // A late answer to a request we gave up on, or a server-initiated
-        // request a pure producer need not answer: skip it.
+        // Server-initiated requests (a pure producer need not answer them) and
+        // late answers to requests already given up have no slot: skipped.
+        if (!command->is_response()) continue;
+        auto found = pending_.find(command->opaque);
+        if (found == pending_.end()) continue;
+        found->second->done = true;
+        found->second->response = std::move(command).value();
+        pending_.erase(found);
+        changed_.notify_all();
     }
 }
 
 Result<RemotingCommand> Connection::invoke(RemotingCommand request,
                                            std::chrono::milliseconds timeout) {
-    const Deadline deadline = std::chrono::steady_clock::now() + timeout;
-    std::lock_guard<std::mutex> lock(mutex_);
+    const Deadline deadline = Clock::now() + timeout;
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (!changed_.wait_until(lock, deadline, [this] { return pending_.size() < max_in_flight_; })) {
+        return Status::error(StatusCode::kTimeout, "no free request slot on the connection to " +
+                                                       address_ + " within " +
+                                                       std::to_string(timeout.count()) + " ms");
+    }
     request.opaque = next_opaque_;
     next_opaque_ = next_opaque_ == std::numeric_limits<std::int32_t>::max() ? 1 : next_opaque_ + 1;
     Result<std::string> frame = encode_frame(request);
-    if (!frame.is_ok()) {
-        return frame.status();
-    }
-    bool reused = false;
-    Status status = ensure_connected(deadline, &reused);
-    if (status.is_ok()) {
-        status = socket_->write_all(*frame, deadline);
-        if (!status.is_ok() && reused && status.code() == StatusCode::kUnavailable) {
-            // The server closed the idle stream between our check and the write;
-            // a frame it never fully received was not processed, so resend once.
-            socket_.reset();
-            status = ensure_connected(deadline, &reused);
-            if (status.is_ok()) {
-                status = socket_->write_all(*frame, deadline);
-            }
+    if (!frame.is_ok()) return frame.status();
+
+    auto slot = std::make_shared<Pending>();
+    std::uint64_t generation = 0;
+    Status written = write_request(lock, request.opaque, *frame, deadline, slot, &generation);
+    if (!written.is_ok()) return written;
+    while (!slot->done) {
+        if (Clock::now() >= deadline) {
+            // Unanswered in time: whether the server is alive is uncertain,
+            // so the stream goes, with everything outstanding on it.
+            drop_stream(generation, Status::error(StatusCode::kUnavailable,
+                                                  "connection to " + address_ +
+                                                      " dropped: a request got no answer in " +
+                                                      std::to_string(timeout.count()) + " ms"));
+            slot->done = true;
+            slot->status =
+                Status::error(StatusCode::kTimeout, "no answer from " + address_ + " within " +
+                                                        std::to_string(timeout.count()) + " ms");
+            break;
         }
+        if (!reading_ && stream_ != nullptr && generation == generation_) {
+            reading_ = true;
+            std::shared_ptr<ByteStream> stream = stream_;
+            lock.unlock();
+            read_until_done(slot, *stream, generation, deadline, timeout);
+            lock.lock();
+            reading_ = false;
+            changed_.notify_all();  // another waiter takes over the reading
+            continue;
+        }
+        changed_.wait_until(lock, deadline);
     }
-    if (!status.is_ok()) {
-        socket_.reset();
-        return status;
-    }
-    Result<RemotingCommand> response = read_response(request.opaque, deadline);
-    if (!response.is_ok()) {
-        socket_.reset();
-    }
-    return response;
+    auto found = pending_.find(request.opaque);
+    if (found != pending_.end() && found->second == slot) pending_.erase(found);
+    changed_.notify_all();  // a slot is free
+    if (!slot->status.is_ok()) return slot->status;
+    return std::move(slot->response);
 }
 
 }  // namespace outpost::rocketmq

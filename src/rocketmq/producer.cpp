@@ -65,7 +65,7 @@ ProducerCounters Producer::counters() const {
 Connection& Producer::connection_to(const std::string& address) {
     std::unique_ptr<Connection>& slot = connections_[address];
     if (slot == nullptr) {
-        slot = std::make_unique<Connection>(address);
+        slot = std::make_unique<Connection>(address, options_.max_in_flight);
     }
     return *slot;
 }
@@ -166,8 +166,8 @@ Result<SendReceipt> Producer::send(const std::string& topic, const std::string& 
     OutgoingMessage message{topic, tags,         keys,
                             body,  sharding_key, ids_.next(std::chrono::system_clock::now())};
     message.user_properties = user_properties;
+    Result<SendReceipt> receipt = send_attempts(std::move(message));
     std::lock_guard<std::mutex> lock(mutex_);
-    Result<SendReceipt> receipt = send_locked(std::move(message));
     if (!receipt.is_ok()) {
         ++counters_.failed;
     } else if (receipt->status == SendStatus::kSendOk) {
@@ -178,7 +178,7 @@ Result<SendReceipt> Producer::send(const std::string& topic, const std::string& 
     return receipt;
 }
 
-Result<SendReceipt> Producer::send_locked(OutgoingMessage message) {
+Result<SendReceipt> Producer::send_attempts(OutgoingMessage message) {
     if (name_servers_.empty()) {
         return Status::error(StatusCode::kInvalidArgument,
                              "producer has no name server address (ProducerOptions)");
@@ -189,9 +189,15 @@ Result<SendReceipt> Producer::send_locked(OutgoingMessage message) {
     bool refresh_route = false;
     for (int attempt = 1; attempt <= attempts; ++attempt) {
         if (attempt > 1) {
-            ++counters_.retries;
-            std::this_thread::sleep_for(retry_backoff_.delay(attempt - 1));
+            std::chrono::milliseconds pause;
+            {
+                std::lock_guard<std::mutex> lock(mutex_);
+                ++counters_.retries;
+                pause = retry_backoff_.delay(attempt - 1);
+            }
+            std::this_thread::sleep_for(pause);
         }
+        std::unique_lock<std::mutex> lock(mutex_);
         Result<TopicRoute> route = route_for(message.topic, refresh_route);
         refresh_route = true;  // whatever fails next, ask the name server again
         if (!route.is_ok()) {
@@ -211,8 +217,10 @@ Result<SendReceipt> Producer::send_locked(OutgoingMessage message) {
         if (!request.is_ok()) {
             return request.status();
         }
+        Connection& connection = connection_to(address);
+        lock.unlock();
         Result<RemotingCommand> response =
-            connection_to(address).invoke(std::move(request).value(), options_.request_timeout);
+            connection.invoke(std::move(request).value(), options_.request_timeout);
         if (!response.is_ok()) {
             last_error = response.status().with_context("send to broker " + queue.broker_name);
             avoid_broker = queue.broker_name;

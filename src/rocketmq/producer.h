@@ -13,9 +13,13 @@
 // when another broker has writable queues. An empty sharding key rotates
 // over the queues.
 //
-// Threads: a Producer is thread-safe; sends are serialized (one request on
-// the wire at a time). It owns no thread. Destroying it closes its sockets;
-// it must not be destroyed while a send runs.
+// Threads: a Producer is thread-safe and owns no thread. Concurrent sends
+// share one connection per broker with up to options.max_in_flight requests
+// on the wire (connection.h); route lookups and queue choice are serialized.
+// Each send() returns only its own message's answer; a connection failure
+// fails every send outstanding on it (each then retries by its own
+// max_attempts). Destroying a Producer closes its sockets; it must not be
+// destroyed while a send runs.
 #ifndef OUTPOST_ROCKETMQ_PRODUCER_H
 #define OUTPOST_ROCKETMQ_PRODUCER_H
 
@@ -115,11 +119,15 @@ class Producer final {
     Result<TopicRoute> query_name_servers(const std::string& topic);
     // The route through the template topic for a topic the broker will create.
     Result<TopicRoute> template_route();
+    // The connection to `address`, created on first use; never removed, so
+    // the reference stays valid after mutex_ is released. Requires mutex_.
     Connection& connection_to(const std::string& address);
     // Picks the queue for this attempt. Requires mutex_.
     MessageQueue pick_queue(const std::vector<MessageQueue>& queues,
                             const std::string& sharding_key, const std::string& avoid_broker);
-    Result<SendReceipt> send_locked(OutgoingMessage message);
+    // The attempts of one send. Takes mutex_ for route and queue choice,
+    // never while waiting on the network for the broker's answer.
+    Result<SendReceipt> send_attempts(OutgoingMessage message);
 
     const ProducerOptions options_;
     std::vector<std::string> name_servers_;

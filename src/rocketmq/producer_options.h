@@ -19,6 +19,12 @@ struct ProducerOptions {
     // Bound on one request: connect + write + wait for the answer.
     std::chrono::milliseconds request_timeout{3000};
 
+    // Requests on the wire at once per broker connection: concurrent send()
+    // calls share one connection per broker, their answers matched by
+    // opaque (connection.h); a caller beyond this bound waits for a slot
+    // within request_timeout. 1 = one request at a time.
+    int max_in_flight = 32;
+
     // Attempts per send, the first included. A retried send may store the
     // message twice (the first answer was lost): consumers dedupe on KEYS.
     int max_attempts = 3;

@@ -180,6 +180,14 @@ Status TcpSocket::read_exact(char* out, std::size_t size, Deadline deadline) {
     return Status::ok();
 }
 
+Status TcpSocket::wait_readable(Deadline deadline) {
+    return await_ready(fd_, POLLIN, deadline, address_, "waiting for data from");
+}
+
+void TcpSocket::shutdown() {
+    ::shutdown(fd_, SHUT_RDWR);
+}
+
 bool TcpSocket::peer_closed() const {
     pollfd entry{fd_, POLLIN, 0};
     if (poll(&entry, 1, 0) <= 0) {

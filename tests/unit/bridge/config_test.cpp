@@ -141,3 +141,30 @@ TEST_CASE("a configuration that repeats a key is refused, naming the key") {
         edited(R"("client_id": "bridge-1")", R"("client_id": "bridge-1", "client_id": "bridge-2")");
     CHECK(error_of(nested).find("repeats key \"client_id\"") != std::string::npos);
 }
+
+TEST_CASE("sessions and requests in flight are bounded, and session ids must fit") {
+    auto defaults = parse_bridge_config(kMinimal);
+    REQUIRE(defaults.is_ok());
+    CHECK(defaults->mqtt.sessions == 1);
+    CHECK(defaults->rocketmq.max_in_flight == 32);
+    auto several = parse_bridge_config(
+        edited(R"("client_id": "bridge-1")", R"("client_id": "bridge-1", "sessions": 8)"));
+    REQUIRE(several.is_ok());
+    CHECK(several->mqtt.sessions == 8);
+    CHECK(session_client_id("bridge-1", 0) == "bridge-1");
+    CHECK(session_client_id("bridge-1", 7) == "bridge-1-7");
+    CHECK(
+        error_of(edited(R"("client_id": "bridge-1")", R"("client_id": "bridge-1", "sessions": 0)"))
+            .find("mqtt.sessions") != std::string::npos);
+    CHECK(
+        error_of(edited(R"("client_id": "bridge-1")", R"("client_id": "bridge-1", "sessions": 65)"))
+            .find("mqtt.sessions") != std::string::npos);
+    const std::string long_id(63, 'b');  // valid alone; with "-9" it is 65
+    const std::string message = error_of(edited(
+        R"("client_id": "bridge-1")", R"("client_id": ")" + long_id + R"(", "sessions": 10)"));
+    CHECK(message.find("mqtt.sessions") != std::string::npos);
+    CHECK(message.find(long_id + "-9") != std::string::npos);
+    CHECK(error_of(edited(R"("name_servers": "127.0.0.1:9876")",
+                          R"("name_servers": "127.0.0.1:9876", "max_in_flight": 0)"))
+              .find("rocketmq.max_in_flight") != std::string::npos);
+}
