@@ -26,6 +26,7 @@
 // database and its WAL receive, checkpoints included.
 #include <fcntl.h>
 #include <sqlite3.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -84,27 +85,6 @@ outpost::Alarm bench_alarm(const std::string& device) {
     return alarm;
 }
 
-// fsync latency of the disk under `dir`: `count` appends of 4 KiB, each
-// followed by fdatasync, as SQLite's WAL commit does. Milliseconds, sorted.
-std::vector<double> disk_sync_ms(const std::string& dir, int count) {
-    const std::string path = dir + "/fsync-probe";
-    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    if (fd < 0) die("cannot create " + path);
-    std::vector<char> page(4096, 'x');
-    std::vector<double> samples;
-    for (int i = 0; i < count; ++i) {
-        if (::write(fd, page.data(), page.size()) != static_cast<ssize_t>(page.size())) {
-            die("writing " + path);
-        }
-        const auto start = Clock::now();
-        if (::fdatasync(fd) != 0) die("fdatasync " + path);
-        samples.push_back(seconds_since(start) * 1000);
-    }
-    ::close(fd);
-    ::unlink(path.c_str());
-    return samples;
-}
-
 // The raw limit: SQLite itself doing what the store does for an alarm, with
 // the store's schema and pragmas and nothing else.
 class RawDb {
@@ -114,9 +94,9 @@ class RawDb {
                                            kVfsName);  // the store's cache size
         if (!db) die("raw open: " + db.status().to_string());
         db_ = std::move(*db);
-        for (const char* pragma : {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL",
-                                   "PRAGMA secure_delete=OFF", "PRAGMA journal_size_limit=4194304",
-                                   "PRAGMA foreign_keys=OFF"}) {
+        for (const char* pragma :
+             {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL", "PRAGMA secure_delete=OFF",
+              "PRAGMA journal_size_limit=4194304", "PRAGMA foreign_keys=OFF"}) {
             check(db_.exec(pragma, pragma), "raw pragma");
         }
         check(outpost::store::apply_migrations(db_, 0), "raw schema");
@@ -170,7 +150,8 @@ class RawDb {
     void step(sqlite3_stmt* stmt, const char* what) {
         const int rc = sqlite3_step(stmt);
         sqlite3_reset(stmt);
-        if (rc != SQLITE_DONE) die(std::string("raw ") + what + ": " + sqlite3_errmsg(db_.handle()));
+        if (rc != SQLITE_DONE)
+            die(std::string("raw ") + what + ": " + sqlite3_errmsg(db_.handle()));
     }
 
     outpost::store::Db db_;
@@ -213,6 +194,14 @@ class BatchLog {
     int64_t last_id_ = 0;
     std::vector<long> sizes_;
 };
+
+// Context switches of this process so far (voluntary + involuntary): each
+// hand-off between a batch's leader and the next one is at least one.
+long context_switches() {
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    return usage.ru_nvcsw + usage.ru_nivcsw;
+}
 
 // `count` alarms through record_alarm from `threads` threads.
 [[gnu::noinline]] void store_alarms(outpost::Store& store, long count, int threads) {
@@ -269,13 +258,14 @@ void timed(outpost::testing::PowercutVfs& vfs, Side& side, Run run) {
 void print_side(const char* scenario, int round, long alarms, const Side& side,
                 const std::string& extra) {
     const double n = static_cast<double>(alarms);
-    std::printf("{\"scenario\":\"%s\",\"round\":%d,\"alarms\":%ld,\"seconds\":%.3f,"
-                "\"alarms_per_s\":%.0f,\"wal_bytes_per_alarm\":%.0f,\"db_bytes_per_alarm\":%.0f,"
-                "\"syncs_per_alarm\":%.3f%s}\n",
-                scenario, round, alarms, side.seconds, n / side.seconds,
-                static_cast<double>(side.io.wal.bytes_written) / n,
-                static_cast<double>(side.io.main_db.bytes_written) / n,
-                static_cast<double>(side.io.wal.syncs + side.io.main_db.syncs) / n, extra.c_str());
+    std::printf(
+        "{\"scenario\":\"%s\",\"round\":%d,\"alarms\":%ld,\"seconds\":%.3f,"
+        "\"alarms_per_s\":%.0f,\"wal_bytes_per_alarm\":%.0f,\"db_bytes_per_alarm\":%.0f,"
+        "\"syncs_per_alarm\":%.3f%s}\n",
+        scenario, round, alarms, side.seconds, n / side.seconds,
+        static_cast<double>(side.io.wal.bytes_written) / n,
+        static_cast<double>(side.io.main_db.bytes_written) / n,
+        static_cast<double>(side.io.wal.syncs + side.io.main_db.syncs) / n, extra.c_str());
     std::fflush(stdout);
 }
 
@@ -323,13 +313,15 @@ RoundFigures run_round(const Args& args, int round, const std::string& prefix,
                   ",\"ratio_to_raw\":%.3f,\"ratio_of_totals\":%.3f,\"chunk_ratio_min\":%.3f,"
                   "\"chunk_ratio_max\":%.3f,\"target_ratio\":0.95",
                   figures.single_ratio, raw.seconds / single.seconds,
-                  outpost::bench::percentile(chunk_ratios, 0), outpost::bench::percentile(chunk_ratios, 1));
+                  outpost::bench::percentile(chunk_ratios, 0),
+                  outpost::bench::percentile(chunk_ratios, 1));
     print_side("store_single", round, args.alarms, single, extra);
 
     // T producers (group commit) against the raw loop with the same batches.
     Side parallel, batched;
     std::vector<long> all_sizes;
     std::vector<double> group_ratios;  // per chunk, as for one producer
+    long switches = 0;                 // during the store's chunks
     {
         RawDb raw_db(prefix + "raw-batched.db");
         auto store = open_store(prefix + "parallel.db");
@@ -339,7 +331,9 @@ RoundFigures run_round(const Args& args, int round, const std::string& prefix,
             const long n = std::min(chunk, args.alarms - done);
             std::vector<long> sizes;
             auto run_store = [&] {
+                const long switches_before = context_switches();
                 timed(vfs, parallel, [&] { store_alarms(*store, n, args.threads); });
+                switches += context_switches() - switches_before;
                 sizes = log.take();
             };
             auto run_raw = [&] {
@@ -362,18 +356,23 @@ RoundFigures run_round(const Args& args, int round, const std::string& prefix,
     figures.mean_batch = static_cast<double>(args.alarms) / static_cast<double>(all_sizes.size());
     figures.speedup = single.seconds / parallel.seconds;
     std::vector<double> as_double(all_sizes.begin(), all_sizes.end());
-    std::snprintf(extra, sizeof extra,
-                  ",\"threads\":%d,\"batches\":%zu,\"mean_batch\":%.2f,\"p50_batch\":%.0f,"
-                  "\"max_batch\":%.0f,\"speedup_over_single\":%.2f",
-                  args.threads, all_sizes.size(), figures.mean_batch,
-                  outpost::bench::percentile(as_double, 0.5),
-                  outpost::bench::percentile(as_double, 1.0), figures.speedup);
+    std::snprintf(
+        extra, sizeof extra,
+        ",\"threads\":%d,\"batches\":%zu,\"mean_batch\":%.2f,\"p50_batch\":%.0f,"
+        "\"max_batch\":%.0f,\"ms_per_batch\":%.3f,\"context_switches_per_batch\":%.1f,"
+        "\"speedup_over_single\":%.2f",
+        args.threads, all_sizes.size(), figures.mean_batch,
+        outpost::bench::percentile(as_double, 0.5), outpost::bench::percentile(as_double, 1.0),
+        parallel.seconds * 1000 / static_cast<double>(all_sizes.size()),
+        static_cast<double>(switches) / static_cast<double>(all_sizes.size()), figures.speedup);
     print_side("store_parallel", round, args.alarms, parallel, extra);
     std::snprintf(extra, sizeof extra,
-                  ",\"transactions_per_s\":%.0f,\"store_ratio_to_raw_batched\":%.3f,"
-                  "\"ratio_of_totals\":%.3f,\"target_ratio\":0.9",
-                  static_cast<double>(all_sizes.size()) / batched.seconds, figures.group_ratio,
-                  batched.seconds / parallel.seconds);
+                  ",\"transactions_per_s\":%.0f,\"ms_per_batch\":%.3f,"
+                  "\"store_ratio_to_raw_batched\":%.3f,\"ratio_of_totals\":%.3f,"
+                  "\"target_ratio\":0.9",
+                  static_cast<double>(all_sizes.size()) / batched.seconds,
+                  batched.seconds * 1000 / static_cast<double>(all_sizes.size()),
+                  figures.group_ratio, batched.seconds / parallel.seconds);
     print_side("raw_batched", round, args.alarms, batched, extra);
     return figures;
 }
@@ -382,8 +381,8 @@ RoundFigures run_round(const Args& args, int round, const std::string& prefix,
 std::string spread(const char* name, std::vector<double> values, const char* format) {
     std::sort(values.begin(), values.end());
     char out[200];
-    std::string f = std::string(",\"%s_median\":") + format + ",\"%s_min\":" + format +
-                    ",\"%s_max\":" + format;
+    std::string f =
+        std::string(",\"%s_median\":") + format + ",\"%s_min\":" + format + ",\"%s_max\":" + format;
     std::snprintf(out, sizeof out, f.c_str(), name, outpost::bench::median(values), name,
                   values.front(), name, values.back());
     return out;
@@ -442,11 +441,12 @@ int main(int argc, char** argv) {
     if (mkdtemp(pattern) == nullptr) die("cannot create a directory in " + args.dir);
     const std::string work = pattern;
 
-    const std::vector<double> syncs = disk_sync_ms(work, 200);
-    std::printf("{\"scenario\":\"disk\",\"dir\":\"%s\",\"fsyncs\":%zu,\"fsync_p50_ms\":%.3f,"
-                "\"fsync_p99_ms\":%.3f,\"sync_delay_us\":%ld}\n",
-                args.dir.c_str(), syncs.size(), outpost::bench::percentile(syncs, 0.5),
-                outpost::bench::percentile(syncs, 0.99), args.sync_delay_us);
+    const std::vector<double> syncs = outpost::bench::disk_sync_ms(work, 200);
+    std::printf(
+        "{\"scenario\":\"disk\",\"dir\":\"%s\",\"fsyncs\":%zu,\"fsync_p50_ms\":%.3f,"
+        "\"fsync_p99_ms\":%.3f,\"sync_delay_us\":%ld}\n",
+        args.dir.c_str(), syncs.size(), outpost::bench::percentile(syncs, 0.5),
+        outpost::bench::percentile(syncs, 0.99), args.sync_delay_us);
     std::fflush(stdout);
 
     std::vector<double> raw_single, single_ratio, raw_batched, group_ratio, mean_batch, speedup;
@@ -460,15 +460,15 @@ int main(int argc, char** argv) {
         mean_batch.push_back(f.mean_batch);
         speedup.push_back(f.speedup);
     }
-    std::printf("{\"scenario\":\"summary\",\"rounds\":%d,\"sync_delay_us\":%ld%s%s%s%s%s%s,"
-                "\"target_single_ratio\":0.95,\"target_group_ratio\":0.9}\n",
-                args.rounds, args.sync_delay_us,
-                spread("raw_single_tx_per_s", raw_single, "%.0f").c_str(),
-                spread("single_ratio", single_ratio, "%.3f").c_str(),
-                spread("raw_batched_alarms_per_s", raw_batched, "%.0f").c_str(),
-                spread("group_ratio", group_ratio, "%.3f").c_str(),
-                spread("mean_batch", mean_batch, "%.2f").c_str(),
-                spread("speedup_over_single", speedup, "%.2f").c_str());
+    std::printf(
+        "{\"scenario\":\"summary\",\"rounds\":%d,\"sync_delay_us\":%ld%s%s%s%s%s%s,"
+        "\"target_single_ratio\":0.95,\"target_group_ratio\":0.9}\n",
+        args.rounds, args.sync_delay_us, spread("raw_single_tx_per_s", raw_single, "%.0f").c_str(),
+        spread("single_ratio", single_ratio, "%.3f").c_str(),
+        spread("raw_batched_alarms_per_s", raw_batched, "%.0f").c_str(),
+        spread("group_ratio", group_ratio, "%.3f").c_str(),
+        spread("mean_batch", mean_batch, "%.2f").c_str(),
+        spread("speedup_over_single", speedup, "%.2f").c_str());
     std::string cleanup = "rm -rf '" + work + "'";
     return std::system(cleanup.c_str()) == 0 ? 0 : 1;
 }
