@@ -12,7 +12,8 @@
 //   record_p99_ms     Store::record_alarm from one thread, --alarms of them;
 //                     next to it the disk's fsync p50/p99 (200 4 KiB appends
 //                     just before) and what the slowest 1% did besides their
-//                     insert (a checkpoint, a large commit: purge or summary)
+//                     insert (a checkpoint; a large commit: leaf split,
+//                     summary row or purge)
 //   bytes_per_alarm   WAL + database bytes those alarms wrote (checkpoints included)
 //   drain_cpu_per_s   CPU seconds per second of this process (publisher, paho)
 //                     while a real mosquitto drains the backlog; drain_per_s its
@@ -61,8 +62,8 @@ struct Figures {
     double open_ms = 0, status_ms = 0, show_ms = 0, record_p50_ms = 0, record_p99_ms = 0,
            bytes_per_alarm = 0;
     double drain_cpu_per_s = 0, drain_per_s = 0, drain_cpu_us_per_alarm = 0, idle_cpu_per_s = 0;
-    // record_alarm's tail: commits that checkpointed or wrote a large
-    // commit (purge, summary), how many of each are at or above the p99,
+    // record_alarm's tail: commits that checkpointed or were large (leaf
+    // split, summary row, purge), how many of each are at or above the p99,
     // and the p99 of the others.
     int checkpoint_commits = 0, large_commits = 0, tail_checkpoint = 0, tail_large = 0,
         tail_plain = 0;
@@ -209,8 +210,8 @@ void measure_publisher(Store& store, const testing::Mosquitto& broker, Figures& 
 }
 
 // What else an alarm's commit did, from the VFS's counts around it: a
-// checkpoint writes the database file; a purge (quota) or a summary row
-// writes more WAL frames than the two leaves of the happy path.
+// checkpoint writes the database file; a leaf split, a summary row or a
+// purge (quota) writes more WAL frames than the two leaves of the happy path.
 enum class Cause { kPlain, kCheckpoint, kLargeCommit };
 
 Cause cause_of(const testing::IoCounters& before, const testing::IoCounters& after) {
