@@ -3,7 +3,11 @@
 #ifndef OUTPOST_BENCH_SUPPORT_H
 #define OUTPOST_BENCH_SUPPORT_H
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
@@ -46,6 +50,27 @@ inline double percentile(std::vector<double> samples, double fraction) {
 
 inline double median(std::vector<double> values) {
     return percentile(std::move(values), 0.5);
+}
+
+// fsync latency of the disk under `dir`: `count` appends of 4 KiB, each
+// followed by fdatasync, as SQLite's WAL commit does. Milliseconds; empty
+// if the probe file cannot be written.
+inline std::vector<double> disk_sync_ms(const std::string& dir, int count) {
+    const std::string path = dir + "/fsync-probe";
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (fd < 0) return {};
+    std::vector<char> page(4096, 'x');
+    using Clock = std::chrono::steady_clock;
+    std::vector<double> samples;
+    for (int i = 0; i < count; ++i) {
+        if (::write(fd, page.data(), page.size()) != static_cast<ssize_t>(page.size())) break;
+        const auto start = Clock::now();
+        if (::fdatasync(fd) != 0) break;
+        samples.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+    }
+    ::close(fd);
+    ::unlink(path.c_str());
+    return samples;
 }
 
 }  // namespace outpost::bench

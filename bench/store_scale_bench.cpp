@@ -9,7 +9,11 @@
 //   open_ms           Store::open without quick_check (what outpostctl does), median
 //   status_ms         `outpostctl --db PATH status`, a whole process, median
 //   show_ms           `outpostctl --db PATH show EVENT_ID`, a whole process, median
-//   record_p99_ms     Store::record_alarm from one thread, --alarms of them
+//   record_p99_ms     Store::record_alarm from one thread, --alarms of them;
+//                     next to it the disk's fsync p50/p99 (200 4 KiB appends
+//                     just before) and what the slowest 1% did besides their
+//                     insert (a checkpoint; a large commit: leaf split,
+//                     summary row or purge)
 //   bytes_per_alarm   WAL + database bytes those alarms wrote (checkpoints included)
 //   drain_cpu_per_s   CPU seconds per second of this process (publisher, paho)
 //                     while a real mosquitto drains the backlog; drain_per_s its
@@ -58,7 +62,16 @@ struct Figures {
     double open_ms = 0, status_ms = 0, show_ms = 0, record_p50_ms = 0, record_p99_ms = 0,
            bytes_per_alarm = 0;
     double drain_cpu_per_s = 0, drain_per_s = 0, drain_cpu_us_per_alarm = 0, idle_cpu_per_s = 0;
+    // record_alarm's tail: commits that checkpointed or were large (leaf
+    // split, summary row, purge), how many of each are at or above the p99,
+    // and the p99 of the others.
+    int checkpoint_commits = 0, large_commits = 0, tail_checkpoint = 0, tail_large = 0,
+        tail_plain = 0;
+    double record_plain_p99_ms = 0;
+    double fsync_p50_ms = 0, fsync_p99_ms = 0;  // the disk, just before
 };
+
+std::string dir_of(const std::string& path) { return path.substr(0, path.rfind('/')); }
 
 [[noreturn]] void fail(const std::string& what, const Status& status) {
     std::fprintf(stderr, "store_scale_bench: %s: %s\n", what.c_str(), status.to_string().c_str());
@@ -196,6 +209,38 @@ void measure_publisher(Store& store, const testing::Mosquitto& broker, Figures& 
     (*publisher)->stop().ignore_error("the figures are taken");
 }
 
+// What else an alarm's commit did, from the VFS's counts around it: a
+// checkpoint writes the database file; a leaf split, a summary row or a
+// purge (quota) writes more WAL frames than the two leaves of the happy path.
+enum class Cause { kPlain, kCheckpoint, kLargeCommit };
+
+Cause cause_of(const testing::IoCounters& before, const testing::IoCounters& after) {
+    if (after.main_db.bytes_written > before.main_db.bytes_written) return Cause::kCheckpoint;
+    constexpr uint64_t kHappyPathFrames = 3;  // two leaves, rounding
+    if (after.wal.bytes_written - before.wal.bytes_written > kHappyPathFrames * (4096 + 24)) {
+        return Cause::kLargeCommit;
+    }
+    return Cause::kPlain;
+}
+
+// Which alarms make the p99: the slowest 1% by cause, and the p99 of the
+// alarms that did nothing but their own insert.
+void explain_tail(const std::vector<double>& latencies, const std::vector<Cause>& causes,
+                  Figures& figures) {
+    const double p99 = bench::percentile(latencies, 0.99);
+    std::vector<double> plain;
+    for (size_t i = 0; i < latencies.size(); ++i) {
+        if (causes[i] == Cause::kPlain) plain.push_back(latencies[i]);
+        if (causes[i] == Cause::kCheckpoint) figures.checkpoint_commits++;
+        if (causes[i] == Cause::kLargeCommit) figures.large_commits++;
+        if (latencies[i] < p99) continue;
+        if (causes[i] == Cause::kCheckpoint) figures.tail_checkpoint++;
+        if (causes[i] == Cause::kLargeCommit) figures.tail_large++;
+        if (causes[i] == Cause::kPlain) figures.tail_plain++;
+    }
+    figures.record_plain_p99_ms = bench::percentile(plain, 0.99);
+}
+
 Figures measure(const std::string& path, bool full, const Args& args, testing::PowercutVfs& vfs,
                 const testing::Mosquitto& broker) {
     Figures figures;
@@ -208,19 +253,27 @@ Figures measure(const std::string& path, bool full, const Args& args, testing::P
             // be measured as the store's cost: settle it first.
             ::sync();
         }
+        // The disk's own fsync latency right now, next to record_alarm's.
+        const auto syncs = bench::disk_sync_ms(dir_of(path), 200);
+        figures.fsync_p50_ms = bench::percentile(syncs, 0.50);
+        figures.fsync_p99_ms = bench::percentile(syncs, 0.99);
         // record_alarm: latency and bytes written per alarm.
         std::vector<double> latencies;
+        std::vector<Cause> causes;
         vfs.reset_counters();
         for (int i = 0; i < args.alarms; ++i) {
+            const auto before = vfs.counters();
             const auto start = Steady::now();
             auto recorded = store->record_alarm(bench_alarm(i % 20));
             latencies.push_back(ms_since(start));
             if (!recorded) fail("record_alarm", recorded.status());
             if (i == args.alarms / 2) probe_id = recorded->event_id;
+            causes.push_back(cause_of(before, vfs.counters()));
         }
         const auto io = vfs.counters();
         figures.record_p50_ms = bench::percentile(latencies, 0.50);
         figures.record_p99_ms = bench::percentile(latencies, 0.99);
+        explain_tail(latencies, causes, figures);
         figures.bytes_per_alarm =
             static_cast<double>(io.wal.bytes_written + io.main_db.bytes_written) / args.alarms;
         auto stats = store->stats();
@@ -249,10 +302,15 @@ void print(const char* name, const Figures& f) {
         "{\"store\":\"%s\",\"rows\":%lld,\"database_bytes\":%llu,\"open_ms\":%.2f,"
         "\"status_ms\":%.2f,\"show_ms\":%.2f,\"record_p50_ms\":%.2f,\"record_p99_ms\":%.2f,"
         "\"bytes_per_alarm\":%.0f,\"drain_per_s\":%.0f,\"drain_cpu_per_s\":%.3f,"
-        "\"drain_cpu_us_per_alarm\":%.1f,\"idle_cpu_per_s\":%.4f}\n",
+        "\"drain_cpu_us_per_alarm\":%.1f,\"idle_cpu_per_s\":%.4f,\"checkpoint_commits\":%d,"
+        "\"large_commits\":%d,\"p99_tail_checkpoint\":%d,\"p99_tail_large\":%d,"
+        "\"p99_tail_plain\":%d,\"record_plain_p99_ms\":%.2f,\"fsync_p50_ms\":%.2f,"
+        "\"fsync_p99_ms\":%.2f}\n",
         name, static_cast<long long>(f.rows), static_cast<unsigned long long>(f.database_bytes),
         f.open_ms, f.status_ms, f.show_ms, f.record_p50_ms, f.record_p99_ms, f.bytes_per_alarm,
-        f.drain_per_s, f.drain_cpu_per_s, f.drain_cpu_us_per_alarm, f.idle_cpu_per_s);
+        f.drain_per_s, f.drain_cpu_per_s, f.drain_cpu_us_per_alarm, f.idle_cpu_per_s,
+        f.checkpoint_commits, f.large_commits, f.tail_checkpoint, f.tail_large, f.tail_plain,
+        f.record_plain_p99_ms, f.fsync_p50_ms, f.fsync_p99_ms);
     std::fflush(stdout);
 }
 
@@ -304,12 +362,14 @@ int main(int argc, char** argv) {
     std::printf(
         "{\"ratio\":\"full/empty\",\"target\":1.5,\"open\":%.2f,\"status\":%.2f,"
         "\"show\":%.2f,\"record_p99\":%.2f,\"bytes_per_alarm\":%.2f,"
-        "\"drain_cpu_per_s\":%.2f,\"drain_cpu_per_alarm\":%.2f,\"idle_cpu_per_s\":%.2f}\n",
+        "\"drain_cpu_per_s\":%.2f,\"drain_cpu_per_alarm\":%.2f,\"idle_cpu_per_s\":%.2f,"
+        "\"disk_fsync_p99\":%.2f}\n",
         ratio(full.open_ms, empty.open_ms), ratio(full.status_ms, empty.status_ms),
         ratio(full.show_ms, empty.show_ms), ratio(full.record_p99_ms, empty.record_p99_ms),
         ratio(full.bytes_per_alarm, empty.bytes_per_alarm),
         ratio(full.drain_cpu_per_s, empty.drain_cpu_per_s),
         ratio(full.drain_cpu_us_per_alarm, empty.drain_cpu_us_per_alarm),
-        ratio(full.idle_cpu_per_s, empty.idle_cpu_per_s));
+        ratio(full.idle_cpu_per_s, empty.idle_cpu_per_s),
+        ratio(full.fsync_p99_ms, empty.fsync_p99_ms));
     return 0;
 }

@@ -39,7 +39,7 @@ using SqlValue = std::variant<std::nullptr_t, int64_t, double, std::string>;
 // The application's view of one transaction inside Store::transact. Borrowed
 // for the duration of the body only.
 class Transaction {
-public:
+  public:
     virtual ~Transaction() = default;
     // Runs one SQL statement (the application's own tables) with `params`
     // bound to ?1, ?2, ... Fails with kInvalidArgument for bad SQL or a
@@ -52,9 +52,9 @@ public:
 
 // Counters a status call can read. All figures are since open unless noted.
 struct StoreStats {
-    int64_t pending = 0;          // outbox rows not yet SENT (whole database)
-    int64_t sent = 0;             // SENT rows still kept
-    int64_t dead = 0;             // DEAD rows awaiting an operator
+    int64_t pending = 0;            // outbox rows not yet SENT (whole database)
+    int64_t sent = 0;               // SENT rows still kept
+    int64_t dead = 0;               // DEAD rows awaiting an operator
     int64_t oldest_pending_id = 0;  // 0 when nothing is pending
     // The oldest pending event has waited at least this long (ms), counted
     // on boot clocks only: the rest of the boot it was recorded in, every
@@ -64,27 +64,27 @@ struct StoreStats {
     int64_t oldest_pending_age_ms = -1;
     uint64_t database_bytes = 0;  // pages in use * page size
     uint64_t quota_bytes = 0;
-    uint64_t commits = 0;         // write transactions committed
-    uint64_t events_recorded = 0; // new outbox rows committed
-    uint64_t wal_frames = 0;      // WAL frames appended by our commits
-    uint64_t wal_bytes = 0;       // bytes of those frames (page + 24-byte header)
-    uint64_t checkpoint_pages = 0;  // pages copied back into the database file
+    uint64_t commits = 0;              // write transactions committed
+    uint64_t events_recorded = 0;      // new outbox rows committed
+    uint64_t wal_frames = 0;           // WAL frames appended by our commits
+    uint64_t wal_bytes = 0;            // bytes of those frames (page + 24-byte header)
+    uint64_t checkpoint_pages = 0;     // pages copied back into the database file
     uint64_t checkpoint_failures = 0;  // failed checkpoints (the WAL keeps the data)
-    uint64_t purged_rows = 0;     // SENT rows removed by retention or quota
+    uint64_t purged_rows = 0;          // SENT rows removed by retention or quota
 };
 
 // What happened at open that an operator should hear about.
 struct OpenReport {
-    bool created = false;          // a new database file was created
-    int from_version = 0;          // schema version found (0 = new)
-    int to_version = 0;            // schema version now
-    std::string moved_aside_path;  // set if a corrupt database was moved aside
-    std::string corruption_detail; // what the check found, if anything
-    bool integrity_checked = false; // PRAGMA quick_check ran at this open
+    bool created = false;           // a new database file was created
+    int from_version = 0;           // schema version found (0 = new)
+    int to_version = 0;             // schema version now
+    std::string moved_aside_path;   // set if a corrupt database was moved aside
+    std::string corruption_detail;  // what the check found, if anything
+    bool integrity_checked = false;  // PRAGMA quick_check ran at this open
 };
 
 class Store final {
-public:
+  public:
     // Opens (creating if needed) the database at `path`, applies pending
     // migrations and checks integrity (options.check_on_open).
     // Errors: kInvalidArgument (bad options), kVersionTooNew (database from a
@@ -143,7 +143,7 @@ public:
     // fail with kClosed. Called by the destructor.
     Status close();
 
-private:
+  private:
     friend class store::StoreAccess;
     explicit Store(std::unique_ptr<store::StoreCore> core);
     std::unique_ptr<store::StoreCore> core_;

@@ -48,11 +48,15 @@ std::string make_uuid_v7(int64_t unix_ms) {
     b[6] = static_cast<uint8_t>(0x70 | ((counter >> 8) & 0x0F));
     b[7] = static_cast<uint8_t>(counter & 0xFF);
     b[8] = static_cast<uint8_t>(0x80 | (b[8] & 0x3F));
-    char text[37];
-    std::snprintf(text, sizeof text,
-                  "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
-                  b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
-                  b[14], b[15]);
+    // By hand rather than snprintf: this runs once per recorded event.
+    static constexpr char kHex[] = "0123456789abcdef";
+    char text[36];
+    size_t at = 0;
+    for (size_t i = 0; i < b.size(); ++i) {
+        if (i == 4 || i == 6 || i == 8 || i == 10) text[at++] = '-';
+        text[at++] = kHex[b[i] >> 4];
+        text[at++] = kHex[b[i] & 0x0F];
+    }
     return std::string(text, 36);
 }
 

@@ -20,6 +20,7 @@
 #ifndef OUTPOST_PROOF_POWERCUT_VFS_H
 #define OUTPOST_PROOF_POWERCUT_VFS_H
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -102,6 +103,9 @@ struct PowercutOptions {
     // False: count I/O only and keep no copy of any file (for benchmarks on
     // large databases). arm(), cut_now() and write_images() then refuse.
     bool simulate_cuts = true;
+    // Added to every forwarded xSync, after the real one and outside the
+    // VFS's lock: a slow-syncing disk (an SD card) shown on a fast one.
+    std::chrono::microseconds sync_delay{0};
 };
 
 class PowercutVfs final {

@@ -32,6 +32,9 @@ void StoreCore::after_wal_commit(sqlite3* db, const char* name, int frames) {
     // beginning after a complete checkpoint.
     int added = frames >= wal_frames_seen_ ? frames - wal_frames_seen_ : frames;
     wal_frames_seen_ = frames;
+    // Q1 (quota.cpp): a commit of `added` frames grew the file by at most
+    // that many pages.
+    if (used_bytes_bound_ >= 0) used_bytes_bound_ += static_cast<int64_t>(added) * page_size_;
     int log_frames = 0;
     int copied = 0;
     bool failed = false;

@@ -166,6 +166,23 @@ std::string alarm_envelope(const Alarm& alarm, const EnvelopeContext& context) {
     return out;
 }
 
+size_t alarm_envelope_skeleton_bytes(const EnvelopeContext& context) {
+    Alarm skeleton;
+    skeleton.device_id = skeleton.alarm_type = skeleton.event_type = "x";
+    skeleton.unit = skeleton.text = "x";
+    skeleton.severity = Severity::kCritical;  // the longest name
+    skeleton.value = -2.2250738585072014e-308;  // 24 characters, the most to_chars writes
+    return alarm_envelope(skeleton, context).size();
+}
+
+size_t alarm_envelope_bound(const Alarm& alarm, size_t skeleton_bytes) {
+    constexpr size_t kWidestEscape = 6;  // \u00XX
+    constexpr size_t kMostPlaces = 2;
+    const size_t string_bytes = alarm.device_id.size() + alarm.alarm_type.size() +
+                                alarm.event_type.size() + alarm.unit.size() + alarm.text.size();
+    return skeleton_bytes + kWidestEscape * kMostPlaces * string_bytes;
+}
+
 std::string event_envelope(const Event& event, const EnvelopeContext& context) {
     json document{{"eventId", context.event_id},
                   {"eventType", event.event_type},

@@ -52,6 +52,16 @@ struct EnvelopeContext {
 // format_json_double. Precondition: validate_alarm(alarm) is OK.
 std::string alarm_envelope(const Alarm& alarm, const EnvelopeContext& context);
 
+// An upper bound on alarm_envelope(alarm, context).size() without building
+// it: `skeleton_bytes` is alarm_envelope_skeleton_bytes(context), and each
+// string field adds at most 6 bytes per byte (the widest escape, \u00XX) in
+// each of its at most two places (device_id and alarm_type also make up
+// aggregateId). Precondition: validate_alarm(alarm) is OK.
+size_t alarm_envelope_bound(const Alarm& alarm, size_t skeleton_bytes);
+// The envelope of the widest alarm with one-byte strings: every optional
+// member present, the longest severity name and the longest double text.
+size_t alarm_envelope_skeleton_bytes(const EnvelopeContext& context);
+
 // The event's envelope, as nlohmann's dump() writes it (sorted keys, the
 // payload re-serialised). Precondition: validate_event(event) is OK.
 std::string event_envelope(const Event& event, const EnvelopeContext& context);

@@ -50,19 +50,22 @@ Result<int64_t> insert_outbox_row(BatchContext& context, const EnvelopeContext& 
         "INSERT INTO outbox (event_id, idempotency_key, device_id, seq, event_type, topic_suffix,"
         " envelope) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
     if (!stmt) return stmt.status();
-    (*stmt)->bind(1, envelope.event_id);
+    // Every string bound lives until run() returns (bind_static).
+    (*stmt)->bind_static(1, envelope.event_id);
     if (idempotency_key.empty()) {
         (*stmt)->bind_null(2);
     } else {
-        (*stmt)->bind(2, idempotency_key);
+        (*stmt)->bind_static(2, idempotency_key);
     }
-    (*stmt)->bind(3, device_id).bind(4, envelope.seq).bind(5, event_type).bind(6, topic_suffix);
+    (*stmt)->bind_static(3, device_id).bind(4, envelope.seq);
+    (*stmt)->bind_static(5, event_type).bind_static(6, topic_suffix);
     if (body == nullptr) {
         (*stmt)->bind_null(7);
     } else {
-        (*stmt)->bind(7, *body);
+        (*stmt)->bind_static(7, *body);
     }
     Status status = (*stmt)->run("inserting outbox row");
+    (*stmt)->reset();  // drops the borrowed strings
     if (!status) return status;
     int64_t id = sqlite3_last_insert_rowid(context.db().handle());
     context.note_outbox_insert(id);
@@ -79,6 +82,31 @@ RecordedEvent recorded_from(const EnvelopeContext& envelope, const std::string& 
 }
 
 }  // namespace
+
+Status check_alarm_size(StoreCore& core, const Alarm& alarm) {
+    // A trial envelope with the widest possible id, sequence and clock values
+    // bounds the real one.
+    auto widest = [&core] {
+        EnvelopeContext context;
+        context.event_id = std::string(36, 'f');
+        context.gateway_id = core.gateway_id();
+        context.seq = INT64_MAX;
+        context.wall_ms = 253402300799999;  // 9999-12-31T23:59:59.999Z
+        context.boot_id = core.boot_id();
+        context.uptime_ms = INT64_MAX;
+        return context;
+    };
+    const uint64_t limit = core.options().max_event_bytes;
+    const size_t skeleton = core.alarm_skeleton_bytes([&] {
+        return alarm_envelope_skeleton_bytes(widest());
+    });
+    if (alarm_envelope_bound(alarm, skeleton) <= limit) return Status::ok();
+    const size_t size = alarm_envelope(alarm, widest()).size();
+    if (size <= limit) return Status::ok();
+    return Status::error(StatusCode::kInvalidArgument,
+                         "alarm envelope would be " + std::to_string(size) +
+                             " bytes; max_event_bytes is " + std::to_string(limit));
+}
 
 uint64_t estimated_alarm_bytes(const Alarm& alarm) {
     // The fields in alarm_record, the event's row in outbox, B-tree overhead.
@@ -104,17 +132,20 @@ Status insert_alarm(BatchContext& context, const Alarm& alarm, RecordedEvent* ou
         " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
     if (!stmt) return stmt.status();
     Stmt& insert = **stmt;
-    insert.bind(1, *id).bind(2, envelope.event_id).bind(3, alarm.device_id);
-    insert.bind(4, alarm.alarm_type).bind(5, alarm.event_type);
-    insert.bind(6, std::string(severity_name(alarm.severity)));
+    // Every string bound lives until run() returns (bind_static).
+    const std::string severity = severity_name(alarm.severity);
+    insert.bind(1, *id).bind_static(2, envelope.event_id).bind_static(3, alarm.device_id);
+    insert.bind_static(4, alarm.alarm_type).bind_static(5, alarm.event_type);
+    insert.bind_static(6, severity);
     if (alarm.value) {
         insert.bind(7, *alarm.value);
     } else {
         insert.bind_null(7);
     }
-    insert.bind(8, alarm.unit).bind(9, alarm.text).bind(10, envelope.wall_ms);
-    insert.bind(11, envelope.boot_id).bind(12, envelope.uptime_ms);
+    insert.bind_static(8, alarm.unit).bind_static(9, alarm.text).bind(10, envelope.wall_ms);
+    insert.bind_static(11, envelope.boot_id).bind(12, envelope.uptime_ms);
     Status status = insert.run("inserting alarm record");
+    insert.reset();  // drops the borrowed strings
     if (!status) return status;
 
     *out = recorded_from(envelope, alarm.device_id);

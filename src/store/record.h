@@ -21,6 +21,12 @@ Status insert_alarm(BatchContext& context, const Alarm& alarm, RecordedEvent* ou
 // Precondition: validate_event(event) is OK.
 Status insert_event(BatchContext& context, const Event& event, RecordedEvent* out);
 
+// Refuses (kInvalidArgument) an alarm whose envelope could exceed
+// max_event_bytes with any id, sequence and clock values. Builds the trial
+// envelope only when the cheap bound (alarm_envelope_bound) does not already
+// show it fits, i.e. not on the happy path. Precondition: validate_alarm OK.
+Status check_alarm_size(StoreCore& core, const Alarm& alarm);
+
 // Rough bytes an alarm adds to the database, for the quota check.
 uint64_t estimated_alarm_bytes(const Alarm& alarm);
 

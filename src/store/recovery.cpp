@@ -14,6 +14,7 @@ namespace outpost::store {
 
 Status StoreCore::abandon_batch(const Status& failure) {
     if (!damaged_.is_ok()) return failure;  // I6: closed, and stays closed
+    used_bytes_bound_ = -1;  // Q1: it may have been counted inside this batch
     const StatusCode code = failure.code();
     bool reopen = code == StatusCode::kIoError || code == StatusCode::kOutcomeUnknown ||
                   code == StatusCode::kCorruption;

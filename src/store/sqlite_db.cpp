@@ -158,6 +158,11 @@ Stmt& Stmt::bind(int index, const std::string& value) {
     return *this;
 }
 
+Stmt& Stmt::bind_static(int index, const std::string& value) {
+    sqlite3_bind_text(stmt_, index, value.data(), static_cast<int>(value.size()), SQLITE_STATIC);
+    return *this;
+}
+
 Stmt& Stmt::bind_null(int index) {
     sqlite3_bind_null(stmt_, index);
     return *this;
@@ -191,7 +196,9 @@ Status Stmt::for_each_row(const std::string& what, const std::function<void(cons
 
 void Stmt::reset() {
     sqlite3_reset(stmt_);
-    sqlite3_clear_bindings(stmt_);
+    // Skipped when there is nothing to clear (BEGIN, COMMIT, PRAGMAs): it
+    // takes the connection's mutex even then.
+    if (sqlite3_bind_parameter_count(stmt_) > 0) sqlite3_clear_bindings(stmt_);
 }
 
 int64_t Stmt::column_int(int index) const { return sqlite3_column_int64(stmt_, index); }

@@ -25,22 +25,9 @@ Result<RecordedEvent> Store::record_alarm(const Alarm& alarm) {
     Status valid = store::validate_alarm(alarm);
     if (!valid) return valid;
     // Size check before queueing: ops on the fast path share a transaction,
-    // and a late refusal would fail the whole batch. A trial envelope with
-    // the widest possible id, sequence and clock values bounds the real one.
-    store::EnvelopeContext widest;
-    widest.event_id = std::string(36, 'f');
-    widest.gateway_id = core_->gateway_id();
-    widest.seq = INT64_MAX;
-    widest.wall_ms = 253402300799999;  // 9999-12-31T23:59:59.999Z
-    widest.boot_id = core_->boot_id();
-    widest.uptime_ms = INT64_MAX;
-    const size_t size = store::alarm_envelope(alarm, widest).size();
-    if (size > core_->options().max_event_bytes) {
-        return Status::error(StatusCode::kInvalidArgument,
-                             "alarm envelope would be " + std::to_string(size) +
-                                 " bytes; max_event_bytes is " +
-                                 std::to_string(core_->options().max_event_bytes));
-    }
+    // and a late refusal would fail the whole batch.
+    Status fits = store::check_alarm_size(*core_, alarm);
+    if (!fits) return fits;
 
     RecordedEvent recorded;
     store::WriteOp op;

@@ -123,6 +123,12 @@ public:
     // The gateway this database belongs to (from the database, or the
     // options when the database is new).
     const std::string& gateway_id() const { return gateway_id_; }
+    // alarm_envelope_skeleton_bytes for this store's ids, computed by
+    // `compute` on the first call (gateway and boot ids do not change).
+    size_t alarm_skeleton_bytes(const std::function<size_t()>& compute) {
+        std::call_once(alarm_skeleton_once_, [&] { alarm_skeleton_bytes_ = compute(); });
+        return alarm_skeleton_bytes_;
+    }
 
     // Writer-side state, used by ops while they run inside a batch.
     Db& writer() { return db_; }
@@ -131,6 +137,9 @@ public:
     // reset when handed out. Reset a statement once its rows are read: an
     // active statement pins a read snapshot past COMMIT.
     Result<Stmt*> cached(const std::string& sql);
+    // The same for a string literal (or any text that outlives the store
+    // unchanged): found by its address after the first call.
+    Result<Stmt*> cached(const char* sql);
 
 private:
     StoreCore(std::string path, const StoreOptions& options);
@@ -178,6 +187,8 @@ private:
     std::string boot_id_;
     std::string gateway_id_;
     OpenReport report_;
+    std::once_flag alarm_skeleton_once_;
+    size_t alarm_skeleton_bytes_ = 0;  // set once under alarm_skeleton_once_
 
     mutable std::mutex queue_mutex_;
     std::condition_variable queue_cv_;
@@ -187,7 +198,18 @@ private:
     // Owned by the batch leader: only the op at the queue's front touches
     // these, and only one op is at the front at a time.
     Db db_;
-    std::unordered_map<std::string, std::unique_ptr<Stmt>> statements_;
+    // Prepared statements by SQL text; the ones asked for by a string
+    // literal are also found by its address, with no copy or hash of the
+    // text (a few thousand instructions per alarm, bench/store_bench).
+    struct StatementCache {
+        std::unordered_map<std::string, std::unique_ptr<Stmt>> by_text;
+        std::unordered_map<const char*, Stmt*> by_address;  // into by_text
+        void clear() {
+            by_address.clear();
+            by_text.clear();
+        }
+    };
+    StatementCache statements_;
     std::unordered_map<std::string, int64_t> last_seq_;
     // Devices whose seq went past device_seq since the last summary (S4).
     std::unordered_map<std::string, int64_t> unsaved_seq_;
@@ -199,6 +221,8 @@ private:
     int64_t data_version_ = -1;   // PRAGMA data_version after our last look
     int64_t page_size_ = 4096;
     int wal_frames_seen_ = 0;     // frame count the WAL hook reported last
+    // Q1 (quota.cpp): at least the bytes the database uses; -1: unknown.
+    int64_t used_bytes_bound_ = -1;
     Status checkpoint_failure_;   // the WAL hook's last failed checkpoint, until handled
     // Made at construction, so that running out of memory can still be
     // reported without allocating (I7).

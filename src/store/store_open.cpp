@@ -172,6 +172,7 @@ Status StoreCore::configure_writer() {
     // auto-checkpoint), so that the bytes they write are counted.
     sqlite3_wal_hook(db_.handle(), &StoreCore::on_wal_commit, this);
     wal_frames_seen_ = 0;
+    used_bytes_bound_ = -1;  // Q1: a reopen may follow an outcome we did not see
 
     auto data_version = db_.query_int("PRAGMA data_version", "reading data_version");
     if (!data_version) return data_version.status();

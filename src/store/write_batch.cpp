@@ -89,8 +89,8 @@ int64_t StoreCore::committed_seq(const std::string& device_id) const {
 }
 
 Result<Stmt*> StoreCore::cached(const std::string& sql) {
-    auto it = statements_.find(sql);
-    if (it != statements_.end()) {
+    auto it = statements_.by_text.find(sql);
+    if (it != statements_.by_text.end()) {
         it->second->reset();
         return it->second.get();
     }
@@ -98,8 +98,19 @@ Result<Stmt*> StoreCore::cached(const std::string& sql) {
     if (!stmt) return stmt.status();
     auto owned = std::make_unique<Stmt>(std::move(*stmt));
     Stmt* raw = owned.get();
-    statements_.emplace(sql, std::move(owned));
+    statements_.by_text.emplace(sql, std::move(owned));
     return raw;
+}
+
+Result<Stmt*> StoreCore::cached(const char* sql) {
+    auto it = statements_.by_address.find(sql);
+    if (it != statements_.by_address.end()) {
+        it->second->reset();
+        return it->second;
+    }
+    auto stmt = cached(std::string(sql));
+    if (stmt) statements_.by_address.emplace(sql, *stmt);
+    return stmt;
 }
 
 Status StoreCore::submit(WriteOp& op) {
@@ -170,6 +181,7 @@ Status StoreCore::begin_batch() {
     (*version)->reset();  // an unreset statement would pin a read snapshot
     if (now != data_version_) {
         data_version_ = now;
+        used_bytes_bound_ = -1;  // Q1: another connection wrote
         status = load_outbox_state();  // S5, under the write lock
     }
     return status;

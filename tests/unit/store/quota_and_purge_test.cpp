@@ -45,6 +45,26 @@ TEST_CASE("a full store refuses new alarms with StoreFull and never evicts pendi
     CHECK(db.text("PRAGMA integrity_check") == "ok");
 }
 
+TEST_CASE("rows another connection wrote count against the quota at once") {
+    TempDir dir;
+    const std::string path = dir.file("o.db");
+    StoreOptions options = test_options();
+    options.quota_bytes = 256 * 1024;
+    auto first = open_store(path, options);
+    REQUIRE_OK(first->record_alarm(sample_alarm()));  // the first store has counted its pages
+    {
+        auto second = open_store(path, options);
+        Status refusal;
+        REQUIRE(fill_until_full(*second, &refusal) > 50);
+        REQUIRE(refusal.code() == StatusCode::kStoreFull);
+    }
+    Alarm same_size = sample_alarm("dev-0");  // as large as the one refused
+    same_size.text = std::string(300, 'q');
+    auto result = first->record_alarm(same_size);
+    REQUIRE_FALSE(result.is_ok());
+    CHECK(result.status().code() == StatusCode::kStoreFull);
+}
+
 TEST_CASE("when the quota is reached SENT rows are purged oldest first to make room") {
     TempDir dir;
     const std::string path = dir.file("o.db");
@@ -106,7 +126,8 @@ TEST_CASE("rows sent in an earlier boot are kept for a full retention period of 
     for (int i = 0; i < 3; ++i) REQUIRE_OK(open_store(path, options)->record_alarm(sample_alarm()));
     {
         RawSqlite db(path);
-        db.exec("UPDATE outbox SET state = 1, sent_boot_id = 'old-boot', sent_uptime_ms = 999999999");
+        db.exec(
+            "UPDATE outbox SET state = 1, sent_boot_id = 'old-boot', sent_uptime_ms = 999999999");
     }
     clock.reboot("new-boot");
     auto store = open_store(path, options);

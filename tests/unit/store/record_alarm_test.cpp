@@ -1,8 +1,6 @@
 // record_alarm: what a successful call leaves in the database.
 #include <catch2/catch.hpp>
-
 #include <nlohmann/json.hpp>
-
 #include <set>
 
 #include "outpost/store.h"
@@ -16,7 +14,8 @@
 using namespace outpost;
 using namespace outpost::testing;
 
-TEST_CASE("a recorded alarm leaves one alarm row and one pending outbox row with the same event id") {
+TEST_CASE(
+    "a recorded alarm leaves one alarm row and one pending outbox row with the same event id") {
     TempDir dir;
     auto store = open_store(dir.file("o.db"), test_options());
     auto recorded = store->record_alarm(sample_alarm());
@@ -73,7 +72,7 @@ TEST_CASE("event ids are canonical UUIDv7 and never repeat") {
         REQUIRE_OK(recorded);
         const std::string& id = recorded->event_id;
         REQUIRE(id.size() == 36);
-        CHECK(id[14] == '7');  // version nibble
+        CHECK(id[14] == '7');                                          // version nibble
         CHECK(std::string("89ab").find(id[19]) != std::string::npos);  // variant
         ids.insert(id);
     }
@@ -94,7 +93,8 @@ TEST_CASE("sequence numbers count from 1 per device and continue after reopen") 
     CHECK(store->record_alarm(sample_alarm("b"))->seq == 2);
 }
 
-TEST_CASE("recording again with the same idempotency key returns the first event and writes nothing") {
+TEST_CASE(
+    "recording again with the same idempotency key returns the first event and writes nothing") {
     TempDir dir;
     const std::string path = dir.file("o.db");
     auto store = open_store(path, test_options());
@@ -167,6 +167,22 @@ TEST_CASE("an envelope larger than max_event_bytes is refused before anything is
     CHECK(db.integer("SELECT count(*) FROM outbox") == 1);
 }
 
+TEST_CASE("an envelope that only its escapes take past max_event_bytes is refused") {
+    TempDir dir;
+    StoreOptions options = test_options();
+    options.max_event_bytes = 1500;
+    auto store = open_store(dir.file("o.db"), options);
+    Alarm alarm = sample_alarm();
+    // 300 bytes of text, 1,800 once each tab is written as \u0009.
+    alarm.text = std::string(300, '\t');
+    auto result = store->record_alarm(alarm);
+    REQUIRE_FALSE(result.is_ok());
+    CHECK(result.status().code() == StatusCode::kInvalidArgument);
+    CHECK_THAT(result.status().message(), Catch::Contains("max_event_bytes"));
+    alarm.text = std::string(100, '\t');  // 600 bytes escaped: fits
+    CHECK(store->record_alarm(alarm).is_ok());
+}
+
 TEST_CASE("a database created for one gateway refuses to open as another") {
     TempDir dir;
     const std::string path = dir.file("o.db");
@@ -189,12 +205,17 @@ TEST_CASE("the database runs in WAL mode with the store's durability pragmas") {
     CHECK(store->open_report().created);
 }
 
-TEST_CASE("an envelope with quotes, tab, line feed and non-ASCII text parses back to the same text") {
+TEST_CASE(
+    "an envelope with quotes, tab, line feed and non-ASCII text parses back to the same text") {
     TempDir dir;
     auto store = open_store(dir.file("o.db"), test_options());
     Alarm alarm = sample_alarm();
-    alarm.text = "valve \"B\"\n\ttemp \\ 40\xC2\xB0" "C caf\xC3\xA9";
-    alarm.unit = "\xC2\xB0" "C";
+    alarm.text =
+        "valve \"B\"\n\ttemp \\ 40\xC2\xB0"
+        "C caf\xC3\xA9";
+    alarm.unit =
+        "\xC2\xB0"
+        "C";
     alarm.value = 0.1;
     auto recorded = store->record_alarm(alarm);
     REQUIRE_OK(recorded);
