@@ -5,7 +5,8 @@
 
 namespace outpost::rocketmq {
 
-Connection::Connection(std::string address) : address_(std::move(address)) {}
+Connection::Connection(std::string address, ClientSecurity security)
+    : address_(std::move(address)), security_(std::move(security)) {}
 
 Status Connection::ensure_connected(Deadline deadline, bool* reused) {
     if (socket_ != nullptr && socket_->peer_closed()) {
@@ -15,7 +16,8 @@ Status Connection::ensure_connected(Deadline deadline, bool* reused) {
     if (socket_ != nullptr) {
         return Status::ok();
     }
-    Result<std::unique_ptr<TcpSocket>> connected = TcpSocket::connect(address_, deadline);
+    Result<std::unique_ptr<Stream>> connected =
+        connect_stream(address_, security_.tls.get(), deadline);
     if (!connected.is_ok()) {
         return connected.status();
     }
@@ -55,6 +57,13 @@ Result<RemotingCommand> Connection::read_response(std::int32_t opaque, Deadline 
 Result<RemotingCommand> Connection::invoke(RemotingCommand request,
                                            std::chrono::milliseconds timeout) {
     const Deadline deadline = std::chrono::steady_clock::now() + timeout;
+    // The opaque is not signed, so signing may precede its choice.
+    if (security_.credentials) {
+        Status signed_request = sign_request(request, *security_.credentials);
+        if (!signed_request.is_ok()) {
+            return signed_request;
+        }
+    }
     std::lock_guard<std::mutex> lock(mutex_);
     request.opaque = next_opaque_;
     next_opaque_ = next_opaque_ == std::numeric_limits<std::int32_t>::max() ? 1 : next_opaque_ + 1;

@@ -15,15 +15,17 @@
 #include <string>
 
 #include "outpost/status.h"
+#include "rocketmq/client_security.h"
 #include "rocketmq/frame.h"
-#include "rocketmq/tcp_socket.h"
+#include "rocketmq/stream.h"
 
 namespace outpost::rocketmq {
 
 class Connection final {
   public:
-    // Does not connect yet; the first invoke() does.
-    explicit Connection(std::string address);
+    // Does not connect yet; the first invoke() does. `security` says whether
+    // requests are signed and the stream is TLS (default: neither).
+    explicit Connection(std::string address, ClientSecurity security = {});
 
     Connection(const Connection&) = delete;
     Connection& operator=(const Connection&) = delete;
@@ -38,7 +40,8 @@ class Connection final {
     // have been processed), kUnavailable when connecting, writing or reading
     // failed (same uncertainty once the request was written), and
     // kInvalidArgument when the request cannot be encoded or the server sent a
-    // malformed frame. After any failure the stream is closed.
+    // malformed frame, kPermissionDenied when TLS refused the server's
+    // certificate. After any failure the stream is closed.
     Result<RemotingCommand> invoke(RemotingCommand request, std::chrono::milliseconds timeout);
 
     const std::string& address() const { return address_; }
@@ -51,8 +54,9 @@ class Connection final {
     Result<RemotingCommand> read_response(std::int32_t opaque, Deadline deadline);
 
     const std::string address_;
+    const ClientSecurity security_;
     std::mutex mutex_;
-    std::unique_ptr<TcpSocket> socket_;  // guarded by mutex_; null when closed
+    std::unique_ptr<Stream> socket_;  // guarded by mutex_; null when closed
     std::int32_t next_opaque_ = 1;       // guarded by mutex_
 };
 

@@ -11,12 +11,11 @@
 #include <string_view>
 
 #include "outpost/status.h"
+#include "rocketmq/stream.h"
 
 namespace outpost::rocketmq {
 
-using Deadline = std::chrono::steady_clock::time_point;
-
-class TcpSocket final {
+class TcpSocket final : public Stream {
   public:
     // Connects to `address` ("127.0.0.1:9876" or "[::1]:9876"; numeric only,
     // so no DNS lookup can block). Fails with kInvalidArgument for a malformed
@@ -25,24 +24,22 @@ class TcpSocket final {
     static Result<std::unique_ptr<TcpSocket>> connect(const std::string& address,
                                                       Deadline deadline);
 
-    ~TcpSocket();
+    ~TcpSocket() override;
     TcpSocket(const TcpSocket&) = delete;
     TcpSocket& operator=(const TcpSocket&) = delete;
 
-    // Writes all of `data`. Fails with kTimeout or kUnavailable (peer gone);
-    // an unknown number of bytes may then have been written.
-    Status write_all(std::string_view data, Deadline deadline);
+    // Stream: writes use MSG_NOSIGNAL (a vanished peer is an error value,
+    // never SIGPIPE).
+    Status write_all(std::string_view data, Deadline deadline) override;
+    Status read_exact(char* out, std::size_t size, Deadline deadline) override;
+    bool peer_closed() override;
 
-    // Reads exactly `size` bytes into `out`. Fails with kTimeout, or with
-    // kUnavailable when the peer closed the stream or an error occurred; `out`
-    // then holds an unspecified prefix.
-    Status read_exact(char* out, std::size_t size, Deadline deadline);
+    // Reads what is available, at least 1 and at most `capacity` bytes,
+    // waiting until the deadline for the first. Fails like read_exact; a
+    // deadline already passed with nothing available is kTimeout.
+    Result<std::size_t> read_some(char* out, std::size_t capacity, Deadline deadline);
 
-    // True when the peer has closed the stream or the socket is in error, as
-    // seen without blocking (used to notice idle connections the server shut).
-    bool peer_closed() const;
-
-    const std::string& address() const { return address_; }
+    const std::string& address() const override { return address_; }
 
   private:
     TcpSocket(int fd, std::string address) : fd_(fd), address_(std::move(address)) {}
