@@ -103,8 +103,9 @@ void read_rocketmq(JsonObjectReader& in, RocketMqConfig& rocketmq) {
                  "is never in this file)");
     }
     if (in.find("secret_key") != nullptr || in.find("secret") != nullptr) {
-        in.error("secret_key", "is not accepted here: put the secret in a file only the bridge "
-                               "can read and name it in rocketmq.secret_file");
+        in.error("secret_key",
+                 "is not accepted here: put the secret in a file only the bridge "
+                 "can read and name it in rocketmq.secret_file");
     }
     in.read_object("tls", false, [&](JsonObjectReader& tls) {
         tls.read_bool("enabled", rocketmq.tls.enabled);

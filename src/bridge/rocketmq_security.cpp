@@ -28,9 +28,9 @@ Result<std::string> read_secret_file(const std::string& path) {
     if ((info.st_mode & (S_IROTH | S_IWOTH)) != 0) {
         char mode[8];
         std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(info.st_mode & 07777));
-        return bad_secret(path, "is readable or writable by every user (mode " +
-                                    std::string(mode) + "); refusing to use it. Run: chmod 600 " +
-                                    path + " (or 640 with the bridge's group)");
+        return bad_secret(path, "is readable or writable by every user (mode " + std::string(mode) +
+                                    "); refusing to use it. Run: chmod 600 " + path +
+                                    " (or 640 with the bridge's group)");
     }
     std::ifstream file(path, std::ios::binary);
     if (!file) return bad_secret(path, "cannot be opened");

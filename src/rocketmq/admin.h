@@ -35,8 +35,7 @@ Status create_topic(const std::string& broker_address, const TopicSpec& spec,
 // Success: it has. Fails with kTimeout when `timeout` passes first (the
 // message holds the last lookup error), kInvalidArgument for a bad address.
 Status wait_for_topic_route(const std::string& name_server_address, const std::string& topic,
-                            std::chrono::milliseconds timeout,
-                            const ClientSecurity& security = {});
+                            std::chrono::milliseconds timeout, const ClientSecurity& security = {});
 
 }  // namespace outpost::rocketmq
 

@@ -57,7 +57,7 @@ class Connection final {
     const ClientSecurity security_;
     std::mutex mutex_;
     std::unique_ptr<Stream> socket_;  // guarded by mutex_; null when closed
-    std::int32_t next_opaque_ = 1;       // guarded by mutex_
+    std::int32_t next_opaque_ = 1;    // guarded by mutex_
 };
 
 }  // namespace outpost::rocketmq

@@ -71,11 +71,12 @@ Result<std::shared_ptr<const TlsContext>> TlsContext::create(const TlsOptions& o
     SSL_CTX_set_mode(raw, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
     if (context->verifies_server()) {
         SSL_CTX_set_verify(raw, SSL_VERIFY_PEER, nullptr);
-        const int loaded = options.ca_file.empty()
-                               ? SSL_CTX_set_default_verify_paths(raw)
-                               : SSL_CTX_load_verify_locations(raw, options.ca_file.c_str(), nullptr);
+        const int loaded = options.ca_file.empty() ? SSL_CTX_set_default_verify_paths(raw)
+                                                   : SSL_CTX_load_verify_locations(
+                                                         raw, options.ca_file.c_str(), nullptr);
         if (loaded != 1) {
-            return bad_file("CA file", options.ca_file.empty() ? "(system default)" : options.ca_file);
+            return bad_file("CA file",
+                            options.ca_file.empty() ? "(system default)" : options.ca_file);
         }
     } else {
         SSL_CTX_set_verify(raw, SSL_VERIFY_NONE, nullptr);
@@ -208,12 +209,12 @@ Result<int> TlsSocket::drive(int (*operation)(SSL*, void*, int), void* buffer, i
         }
         const long verified = SSL_get_verify_result(ssl_);
         if (operation == do_handshake && verified != X509_V_OK) {
-            return Status::error(StatusCode::kPermissionDenied,
-                                 std::string(what) + " " + address() +
-                                     " refused the server certificate: " +
-                                     X509_verify_cert_error_string(verified) +
-                                     " (check rocketmq.tls.ca_file and that the certificate "
-                                     "names this address)");
+            return Status::error(
+                StatusCode::kPermissionDenied,
+                std::string(what) + " " + address() +
+                    " refused the server certificate: " + X509_verify_cert_error_string(verified) +
+                    " (check rocketmq.tls.ca_file and that the certificate "
+                    "names this address)");
         }
         if (error == SSL_ERROR_ZERO_RETURN) {
             return Status::error(StatusCode::kUnavailable,
@@ -227,8 +228,8 @@ Result<int> TlsSocket::drive(int (*operation)(SSL*, void*, int), void* buffer, i
 Status TlsSocket::write_all(std::string_view data, Deadline deadline) {
     while (!data.empty()) {
         const int chunk = static_cast<int>(std::min<std::size_t>(data.size(), 1 << 20));
-        Result<int> written = drive(do_write, const_cast<char*>(data.data()), chunk,
-                                    "writing over TLS to", deadline);
+        Result<int> written =
+            drive(do_write, const_cast<char*>(data.data()), chunk, "writing over TLS to", deadline);
         if (!written.is_ok()) {
             return written.status();
         }

@@ -67,8 +67,7 @@ class TlsSocket final : public Stream {
     // certificate"); any other handshake failure (a plain-TCP server, a
     // protocol mismatch) with kUnavailable, a late one with kTimeout.
     static Result<std::unique_ptr<TlsSocket>> connect(const std::string& address,
-                                                      const TlsContext& context,
-                                                      Deadline deadline);
+                                                      const TlsContext& context, Deadline deadline);
     ~TlsSocket() override;
     TlsSocket(const TlsSocket&) = delete;
     TlsSocket& operator=(const TlsSocket&) = delete;
@@ -85,8 +84,8 @@ class TlsSocket final : public Stream {
     // Runs `operation` (an SSL_* call) until it succeeds, feeding the engine
     // from the socket and flushing what it wants to send. Returns its
     // positive result, or the error (`what` names the operation).
-    Result<int> drive(int (*operation)(SSL*, void*, int), void* buffer, int size,
-                      const char* what, Deadline deadline);
+    Result<int> drive(int (*operation)(SSL*, void*, int), void* buffer, int size, const char* what,
+                      Deadline deadline);
     Status flush(Deadline deadline);
     Status fill(Deadline deadline);
 
