@@ -1,5 +1,5 @@
-// RocketMQ credentials and TLS settings: the secret only from a file that not
-// every user can read, the keys named in errors, and TLS files checked at start.
+// RocketMQ credentials and TLS files: the secret only from a file that not
+// every user can read, and TLS files checked at start (parsing: config_test).
 #include "bridge/rocketmq_security.h"
 
 #include <sys/stat.h>
@@ -23,22 +23,6 @@ std::string write_file(const TempDir& dir, const std::string& name, const std::s
     std::ofstream(path) << content;
     REQUIRE(::chmod(path.c_str(), mode) == 0);
     return path;
-}
-
-std::string config_with(const std::string& rocketmq_extra) {
-    return R"({
-  "mqtt": {"uri": "tcp://127.0.0.1:1883", "client_id": "bridge-1"},
-  "rocketmq": {"name_servers": "127.0.0.1:9876")" +
-           rocketmq_extra + R"(},
-  "mapping": [{"mqtt_filter": "outpost/+/alarm/+", "rocketmq_topic": "outpost_alarms"}],
-  "quarantine_topic": "outpost_quarantine"
-})";
-}
-
-std::string error_of(const std::string& text) {
-    auto config = parse_bridge_config(text);
-    REQUIRE_FALSE(config.is_ok());
-    return config.status().message();
 }
 
 }  // namespace
@@ -72,32 +56,6 @@ TEST_CASE("a missing or empty secret file is refused, naming the file") {
     auto empty = read_secret_file(write_file(dir, "empty", "\n", 0600));
     REQUIRE_FALSE(empty.is_ok());
     CHECK(empty.status().message().find("is empty") != std::string::npos);
-}
-
-TEST_CASE("the access key and secret file parse together, and a secret in the JSON is refused") {
-    auto config = parse_bridge_config(
-        config_with(R"(, "access_key": "bridge", "secret_file": "/etc/outpost/rmq.secret")"));
-    REQUIRE(config.is_ok());
-    CHECK(config->rocketmq.access_key == "bridge");
-    CHECK(config->rocketmq.secret_file == "/etc/outpost/rmq.secret");
-    CHECK(error_of(config_with(R"(, "access_key": "bridge")"))
-              .find("rocketmq.access_key needs rocketmq.access_key and rocketmq.secret_file") !=
-          std::string::npos);
-    CHECK(error_of(config_with(R"(, "access_key": "b", "secret_file": "/f", "secret_key": "x")"))
-              .find("rocketmq.secret_key is not accepted here") != std::string::npos);
-}
-
-TEST_CASE("TLS settings parse, and TLS files without tls.enabled are an error") {
-    auto config = parse_bridge_config(
-        config_with(R"(, "tls": {"enabled": true, "ca_file": "/etc/outpost/rmq-ca.pem"})"));
-    REQUIRE(config.is_ok());
-    CHECK(config->rocketmq.tls.enabled);
-    CHECK_FALSE(config->rocketmq.tls.insecure_skip_verify);
-    CHECK(error_of(config_with(R"(, "tls": {"ca_file": "/ca.pem"})"))
-              .find("rocketmq.tls.enabled must be true") != std::string::npos);
-    CHECK(error_of(config_with(R"(, "tls": {"enabled": true, "cert_file": "/c.pem"})"))
-              .find("rocketmq.tls.cert_file and rocketmq.tls.key_file must be given together") !=
-          std::string::npos);
 }
 
 TEST_CASE("security loads nothing by default and names an unreadable CA file") {
