@@ -32,6 +32,18 @@
 # 127.0.0.1; it still binds 127.0.0.1: the bridge bench advertises 127.0.0.2
 # and relays it through its delaying proxy).
 #
+# Secured instances (read by `start`, remembered in DIR/env for the rest):
+#   ROCKETMQ_AUTH=1  the broker authenticates every request (ACL 2.0,
+#                    authenticationEnabled=true; authorization stays off). A
+#                    super user for mqadmin (DIR/home/conf/tools.yml) and a
+#                    normal user made with `mqadmin createUser` for clients;
+#                    env gains ROCKETMQ_ACCESS_KEY=outpost_bridge and
+#                    ROCKETMQ_SECRET_FILE=DIR/bridge.secret (mode 600).
+#   ROCKETMQ_TLS=1   name server and broker accept TLS only
+#                    (tls.server.mode=enforcing) with a certificate for
+#                    127.0.0.1 from a CA made here with openssl; env gains
+#                    ROCKETMQ_TLS_CA=DIR/tls/ca.crt.
+#
 # The name server and the broker's two remoting ports bind 127.0.0.1. The
 # broker's HA port (PORT+1) binds the wildcard address: RocketMQ 5.3 has no
 # setting for its address. Nothing ever connects to it (no replicas).
@@ -51,7 +63,7 @@ die() {
 }
 
 usage() {
-  sed -n '2,33p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,49p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -124,16 +136,59 @@ pick_port() {
   die "no free loopback port found after 100 tries"
 }
 
+# JVM flags for TLS (ROCKETMQ_TLS=1): servers enforce TLS with DIR/tls's
+# certificate; the JVM's own clients (broker -> name server, mqadmin) speak
+# TLS without checking it (tls.test.mode.enable=true trusts anything). The
+# config file property points nowhere so /etc/rocketmq/tls.properties of the
+# machine cannot change the setup.
+tls_jvm_flags() {
+  local dir=$1 role=$2
+  [[ "${ROCKETMQ_TLS:-0}" == 1 ]] || return 0
+  echo "-Dtls.config.file=$dir/tls/none.properties -Dtls.enable=true"
+  if [[ "$role" == server ]]; then
+    echo "-Dtls.server.mode=enforcing -Dtls.test.mode.enable=false" \
+      "-Dtls.server.certPath=$dir/tls/server.crt -Dtls.server.keyPath=$dir/tls/server.key"
+  else
+    echo "-Dtls.test.mode.enable=true"
+  fi
+}
+
+# A CA and a server certificate for 127.0.0.1 (EC P-256, PKCS#8 keys as
+# Netty wants them).
+make_tls_files() {
+  local dir=$1/tls
+  command -v openssl >/dev/null 2>&1 || die "openssl not found (on Debian: apt-get install -y openssl)"
+  mkdir -p "$dir"
+  (
+    cd "$dir"
+    openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out ca.key
+    openssl req -x509 -new -key ca.key -out ca.crt -days 30 -subj "/CN=outpost-test-rocketmq-ca" \
+      -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign
+    openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out server.key
+    openssl req -new -key server.key -out server.csr -subj "/CN=127.0.0.1"
+    printf 'basicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\nsubjectAltName=IP:127.0.0.1\n' >server.ext
+    openssl x509 -req -in server.csr -CA ca.crt -CAkey ca.key -CAcreateserial -out server.crt \
+      -days 30 -extfile server.ext
+  ) >"$dir/openssl.log" 2>&1 || die "openssl could not make the TLS files (see $dir/openssl.log)"
+}
+
+random_secret() {
+  head -c 24 /dev/urandom | base64 | tr -d '/+=\n'
+}
+
 # Starts one JVM in its own session so it outlives the calling shell; prints its pid.
 launch() {
   local dir=$1 out=$2 main=$3
   shift 3
   : >"$out"
+  local tls_flags
+  # shellcheck disable=SC2207
+  tls_flags=($(tls_jvm_flags "$dir" server))
   (
     cd "$dir"
     export ROCKETMQ_HOME="$dir/home"
     exec setsid "$java_bin" "${jvm_memory[@]}" -XX:-OmitStackTraceInFastThrow \
-      -Duser.home="$dir/home" -Drocketmq.home.dir="$dir/home" \
+      -Duser.home="$dir/home" -Drocketmq.home.dir="$dir/home" "${tls_flags[@]}" \
       -cp "$(lib_dir)/*" "$main" "$@" >"$out" 2>&1 </dev/null
   ) &
   echo $!
@@ -183,6 +238,17 @@ maxHashSlotNum=4000
 timerWheelEnable=false
 fileReservedTime=1
 EOF
+  if [[ "${ROCKETMQ_AUTH:-0}" == 1 ]]; then
+    local admin_secret
+    admin_secret=$(cat "$dir/admin.secret")
+    cat >>"$dir/broker.conf" <<EOF
+authenticationEnabled=true
+authenticationProvider=org.apache.rocketmq.auth.authentication.provider.DefaultAuthenticationProvider
+authenticationMetadataProvider=org.apache.rocketmq.auth.authentication.provider.LocalAuthenticationMetadataProvider
+initAuthenticationUser={"username":"outpost_admin","password":"$admin_secret"}
+innerClientAuthenticationCredentials={"accessKey":"outpost_admin","secretKey":"$admin_secret"}
+EOF
+  fi
 }
 
 # Only signals pids that are still the JVM started for this DIR (pids get reused).
@@ -229,7 +295,16 @@ NAMESRV_PID=$namesrv_pid
 BROKER_PID=$broker_pid
 ROCKETMQ_DIR=$dir
 ROCKETMQ_SCRIPT=$script_dir/rocketmq.sh
+ROCKETMQ_AUTH=${ROCKETMQ_AUTH:-0}
+ROCKETMQ_TLS=${ROCKETMQ_TLS:-0}
 EOF
+  if [[ "${ROCKETMQ_AUTH:-0}" == 1 ]]; then
+    printf 'ROCKETMQ_ACCESS_KEY=outpost_bridge\nROCKETMQ_SECRET_FILE=%s\n' "$dir/bridge.secret" \
+      >>"$dir/env.tmp"
+  fi
+  if [[ "${ROCKETMQ_TLS:-0}" == 1 ]]; then
+    printf 'ROCKETMQ_TLS_CA=%s\n' "$dir/tls/ca.crt" >>"$dir/env.tmp"
+  fi
   mv "$dir/env.tmp" "$dir/env"
 }
 
@@ -253,7 +328,7 @@ broker_triple_or_die() {
 }
 
 cmd_start() {
-  local dir
+  local dir want_auth=${ROCKETMQ_AUTH:-0} want_tls=${ROCKETMQ_TLS:-0}
   dir=$(abs_dir "${1:-}")
   if [[ -f "$dir/env" ]]; then
     # shellcheck disable=SC1091
@@ -263,10 +338,22 @@ cmd_start() {
     fi
     rm -f "$dir/env"
   fi
+  ROCKETMQ_AUTH=$want_auth
+  ROCKETMQ_TLS=$want_tls
   require_java
   cmd_fetch
   command -v ss >/dev/null 2>&1 || die "ss not found (on Debian: apt-get install -y iproute2)"
   mkdir -p "$dir/home" "$dir/store"
+  if [[ "${ROCKETMQ_TLS:-0}" == 1 ]]; then
+    make_tls_files "$dir"
+  fi
+  if [[ "${ROCKETMQ_AUTH:-0}" == 1 ]]; then
+    # The super user mqadmin signs with, and the client user's secret.
+    (umask 077 && random_secret >"$dir/admin.secret" && random_secret >"$dir/bridge.secret")
+    mkdir -p "$dir/home/conf"
+    (umask 077 && printf 'accessKey: outpost_admin\nsecretKey: %s\n' "$(cat "$dir/admin.secret")" \
+      >"$dir/home/conf/tools.yml")
+  fi
 
   namesrv_port=${ROCKETMQ_NAMESRV_PORT:-$(pick_port port_is_free)}
   port_is_free "$namesrv_port" || die "name server port $namesrv_port is busy"
@@ -292,7 +379,28 @@ cmd_start() {
   fi
   broker_pid=$(cat "$dir/broker.pid")
   write_env "$dir"
+  if [[ "${ROCKETMQ_AUTH:-0}" == 1 ]]; then
+    create_client_user "$dir"
+  fi
   echo "rocketmq.sh: name server 127.0.0.1:$namesrv_port, broker 127.0.0.1:$broker_port; env in $dir/env"
+}
+
+# Creates the clients' user with mqadmin (the broker must be up; it stores
+# users in DIR/store/config, so they survive a broker restart).
+create_client_user() {
+  local dir=$1 out tries=0
+  while ((tries < 10)); do
+    out=$(cmd_admin "$dir" createUser -c OutpostCluster -u outpost_bridge \
+      -p "$(cat "$dir/bridge.secret")" -t Normal 2>&1) || true
+    if cmd_admin "$dir" getUser -c OutpostCluster -u outpost_bridge 2>/dev/null |
+      grep -q outpost_bridge; then
+      return 0
+    fi
+    tries=$((tries + 1))
+    sleep 1
+  done
+  echo "$out" >&2
+  die "mqadmin createUser outpost_bridge failed"
 }
 
 cmd_start_broker() {
@@ -332,7 +440,10 @@ cmd_admin() {
   require_java
   local sub=$1
   shift
-  ROCKETMQ_HOME="$dir/home" "$java_bin" -Xms64m -Xmx256m -Duser.home="$dir/home" \
+  local tls_flags
+  # shellcheck disable=SC2207
+  tls_flags=($(tls_jvm_flags "$dir" client))
+  ROCKETMQ_HOME="$dir/home" "$java_bin" -Xms64m -Xmx256m -Duser.home="$dir/home" "${tls_flags[@]}" \
     -Dlogback.statusListenerClass=org.apache.rocketmq.logging.ch.qos.logback.core.status.NopStatusListener \
     -cp "$(lib_dir)/*" org.apache.rocketmq.tools.command.MQAdminStartup \
     "$sub" -n "$NAMESRV_ADDR" "$@"

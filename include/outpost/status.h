@@ -53,6 +53,10 @@ enum class StatusCode {
     kTimeout,
     // A bug or an unexpected state; the message says where.
     kInternal,
+    // A remote service refused who we are or what we may do (wrong access key
+    // or secret, missing permission, a server certificate we do not trust):
+    // neither the request's fault nor transient. Fix the configuration.
+    kPermissionDenied,
 };
 
 // Returns a stable lower-case name for `code`, e.g. "store_full".

@@ -1,9 +1,12 @@
 # Sourced by scripts/test and scripts/sanitize: the services the integration
-# suites need, one RocketMQ name server + broker and one PostgreSQL server,
-# started for a whole run (mosquitto is started by the tests themselves).
+# suites need, one RocketMQ name server + broker, one more with authentication
+# and one with TLS enforced (the bridge's security tests), and one PostgreSQL
+# server, started for a whole run (mosquitto is started by the tests themselves).
 #
-#   start_services WORK   starts both under WORK/rocketmq and WORK/postgres and
-#                         exports OUTPOST_ROCKETMQ_ENV and OUTPOST_POSTGRES_ENV
+#   start_services WORK   starts them under WORK/rocketmq, WORK/rocketmq-auth,
+#                         WORK/rocketmq-tls and WORK/postgres and exports
+#                         OUTPOST_ROCKETMQ_ENV, OUTPOST_ROCKETMQ_AUTH_ENV,
+#                         OUTPOST_ROCKETMQ_TLS_ENV and OUTPOST_POSTGRES_ENV
 #   stop_services WORK    stops whatever start_services started there
 # Both expect the repository root as the working directory.
 
@@ -12,6 +15,11 @@ start_services() {
   echo "== starting RocketMQ for the integration suites"
   scripts/rocketmq.sh start "$work/rocketmq"
   export OUTPOST_ROCKETMQ_ENV="$work/rocketmq/env"
+  echo "== starting RocketMQ with authentication, and one with TLS enforced"
+  ROCKETMQ_AUTH=1 scripts/rocketmq.sh start "$work/rocketmq-auth"
+  export OUTPOST_ROCKETMQ_AUTH_ENV="$work/rocketmq-auth/env"
+  ROCKETMQ_TLS=1 scripts/rocketmq.sh start "$work/rocketmq-tls"
+  export OUTPOST_ROCKETMQ_TLS_ENV="$work/rocketmq-tls/env"
   echo "== starting PostgreSQL for the consumer's tests"
   chmod 755 "$work"  # the server runs as the postgres user when we are root
   scripts/postgres.sh start "$work/postgres"
@@ -20,6 +28,9 @@ start_services() {
 
 stop_services() {
   local work=$1
-  if [ -f "$work/rocketmq/env" ]; then scripts/rocketmq.sh stop "$work/rocketmq" >/dev/null 2>&1 || true; fi
+  local rocketmq
+  for rocketmq in rocketmq rocketmq-auth rocketmq-tls; do
+    if [ -f "$work/$rocketmq/env" ]; then scripts/rocketmq.sh stop "$work/$rocketmq" >/dev/null 2>&1 || true; fi
+  done
   if [ -f "$work/postgres/env" ]; then scripts/postgres.sh stop "$work/postgres" >/dev/null 2>&1 || true; fi
 }

@@ -50,6 +50,11 @@ void BridgeStats::holding(bool held, std::chrono::milliseconds held_for) {
     held_ms_max_ = std::max<std::int64_t>(held_ms_max_, held_for.count());
 }
 
+void BridgeStats::rocketmq_refused(const std::string& why) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    refused_ = why;
+}
+
 void BridgeStats::mqtt_connected(bool connected) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (connected && !connected_) ++connects_;
@@ -73,7 +78,7 @@ std::string BridgeStats::to_json_line() const {
     for (const auto& [reason, count] : quarantined_) quarantined[reason] = count;
     nlohmann::json errors = {{"total", errors_total_}};
     for (const auto& [code, count] : errors_) errors[code] = count;
-    const nlohmann::json line = {
+    nlohmann::json line = {
         {"ts_ms", std::chrono::duration_cast<std::chrono::milliseconds>(
                       std::chrono::system_clock::now().time_since_epoch())
                       .count()},
@@ -92,6 +97,7 @@ std::string BridgeStats::to_json_line() const {
          {{"count", latency_.count()},
           {"p50", round_to_hundredths(latency_.percentile_us(0.50) / 1000.0)},
           {"p99", round_to_hundredths(latency_.percentile_us(0.99) / 1000.0)}}}};
+    if (!refused_.empty()) line["rocketmq_refused"] = refused_;
     // Replace, not throw, should a string ever hold invalid UTF-8.
     return line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }

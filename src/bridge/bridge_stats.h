@@ -7,6 +7,7 @@
 //    "quarantined":{"total":8,"schema_violation":5,...},
 //    "rocketmq_errors":{"total":4,"unavailable":3,"timeout":1},
 //    "holding":false, "held_ms_max":1234,
+//    "rocketmq_refused":"...",   (only once RocketMQ refused our identity)
 //    "send_latency_ms":{"count":118,"p50":1.7,"p99":9.5}}
 // "holding" is true while a message waits inside the callback for RocketMQ.
 #ifndef OUTPOST_BRIDGE_BRIDGE_STATS_H
@@ -35,6 +36,9 @@ class BridgeStats final {
     // A failed RocketMQ send, counted by the failure's StatusCode name.
     void rocketmq_error(StatusCode code);
     void holding(bool held, std::chrono::milliseconds held_for);
+    // RocketMQ refused the bridge's credentials, rights or certificate trust;
+    // `why` is shown in the status line from now on.
+    void rocketmq_refused(const std::string& why);
     void mqtt_connected(bool connected);
 
     std::uint64_t forwarded() const;
@@ -56,6 +60,7 @@ class BridgeStats final {
     std::map<std::string, std::uint64_t> errors_;       // guarded by mutex_
     bool holding_ = false;                              // guarded by mutex_
     std::int64_t held_ms_max_ = 0;                      // guarded by mutex_
+    std::string refused_;                               // guarded by mutex_
     bool connected_ = false;                            // guarded by mutex_
     std::uint64_t connects_ = 0;                        // guarded by mutex_
     LatencyHistogram latency_;                          // guarded by mutex_

@@ -53,9 +53,28 @@ struct MqttConfig {
 // mqtt.client_id is `base`: `base` itself for session 0 (so going from one
 // session to several keeps the existing session), else base + "-" + index.
 std::string session_client_id(const std::string& base, int index);
+// TLS to every name server and broker (RocketMQ's tls.server.mode=enforcing).
+struct RocketMqTlsConfig {
+    bool enabled = false;
+    // PEM CA the servers' certificates must chain to; empty: the system store.
+    // Each certificate must also name the address dialled (IP SAN).
+    std::string ca_file;
+    std::string cert_file;  // client certificate and key, both or neither
+    std::string key_file;
+    // Accept any certificate: logged as a warning at start. Tests only.
+    bool insecure_skip_verify = false;
+};
 
 struct RocketMqConfig {
-    std::string name_servers;  // "ip:port;ip:port"
+    // "ip:port;ip:port". Any one answering is enough: one that is down is
+    // skipped, and the one that answered last is asked first.
+    std::string name_servers;
+    // When set, every request is signed with this access key (a RocketMQ ACL
+    // user) and the secret read from secret_file at start: the secret is never
+    // in this JSON. The file must not be readable by every user.
+    std::string access_key;
+    std::string secret_file;
+    RocketMqTlsConfig tls;
     std::string producer_group = "outpost_bridge";
     int send_timeout_ms = 3000;  // one request: connect + write + answer
     int max_attempts = 3;        // per send, inside the producer

@@ -102,6 +102,33 @@ void read_rocketmq(JsonObjectReader& in, RocketMqConfig& rocketmq) {
         }
         rocketmq.name_servers += (rocketmq.name_servers.empty() ? "" : ";") + server;
     }
+    in.read_string("access_key", rocketmq.access_key);
+    in.read_string("secret_file", rocketmq.secret_file);
+    if (rocketmq.access_key.empty() != rocketmq.secret_file.empty()) {
+        in.error(rocketmq.access_key.empty() ? "secret_file" : "access_key",
+                 "needs rocketmq.access_key and rocketmq.secret_file together (the secret itself "
+                 "is never in this file)");
+    }
+    if (in.find("secret_key") != nullptr || in.find("secret") != nullptr) {
+        in.error("secret_key",
+                 "is not accepted here: put the secret in a file only the bridge "
+                 "can read and name it in rocketmq.secret_file");
+    }
+    in.read_object("tls", false, [&](JsonObjectReader& tls) {
+        tls.read_bool("enabled", rocketmq.tls.enabled);
+        tls.read_string("ca_file", rocketmq.tls.ca_file);
+        tls.read_string("cert_file", rocketmq.tls.cert_file);
+        tls.read_string("key_file", rocketmq.tls.key_file);
+        tls.read_bool("insecure_skip_verify", rocketmq.tls.insecure_skip_verify);
+        if (rocketmq.tls.cert_file.empty() != rocketmq.tls.key_file.empty()) {
+            tls.error("cert_file", "and rocketmq.tls.key_file must be given together");
+        }
+        const bool configured = !rocketmq.tls.ca_file.empty() || !rocketmq.tls.cert_file.empty() ||
+                                rocketmq.tls.insecure_skip_verify;
+        if (configured && !rocketmq.tls.enabled) {
+            tls.error("enabled", "must be true when other rocketmq.tls fields are set");
+        }
+    });
     in.read_string("producer_group", rocketmq.producer_group);
     if (!rocketmq::validate_topic(rocketmq.producer_group).is_ok()) {
         in.error("producer_group", "may only use letters, digits, '%', '|', '_' and '-'");

@@ -5,6 +5,7 @@
 #include <variant>
 
 #include "bridge/envelope_check.h"
+#include "bridge/log.h"
 #include "bridge/quarantine_message.h"
 #include "bridge/topic_filter.h"
 #include "common/backoff.h"
@@ -151,6 +152,7 @@ Delivery::SendEnd Delivery::send_until_stored(const SinkMessage& message, Status
             return SendEnd::kStored;
         }
         stats_.rocketmq_error(sent.code());
+        if (sent.code() == StatusCode::kPermissionDenied) return hold_until_stop(sent, held);
         if (is_permanent(sent)) {
             stats_.holding(false, held);
             *refusal = sent;
@@ -159,6 +161,18 @@ Delivery::SendEnd Delivery::send_until_stored(const SinkMessage& message, Status
         stats_.holding(true, held);
         if (stop_.wait_for(pause.delay(failures))) return SendEnd::kStopped;
     }
+}
+
+Delivery::SendEnd Delivery::hold_until_stop(const Status& refusal, std::chrono::milliseconds held) {
+    log_error(refusal.to_string() +
+              "; holding this message unacknowledged and sending nothing more: fix "
+              "rocketmq.access_key / secret_file / tls (or the broker's users and ACL) and "
+              "restart the bridge");
+    stats_.rocketmq_refused(refusal.to_string());
+    stats_.holding(true, held);
+    while (!stop_.wait_for(std::chrono::hours(1))) {
+    }
+    return SendEnd::kStopped;
 }
 
 bool Delivery::pace() {

@@ -9,7 +9,10 @@
 // then NOT acknowledge (the broker redelivers to the next session).
 // While RocketMQ fails, deliver() holds the message and retries with
 // pauses doubling up to rocketmq.retry_pause_max_ms; it never gives up on
-// a transient failure.
+// a transient failure. When RocketMQ refuses the bridge itself (wrong access
+// key or secret, no permission, an untrusted certificate: kPermissionDenied)
+// it logs that once, shows it in the status and holds the message without
+// resending until the stop (a restart with the fixed configuration resumes).
 #ifndef OUTPOST_BRIDGE_DELIVERY_H
 #define OUTPOST_BRIDGE_DELIVERY_H
 
@@ -69,6 +72,8 @@ class Delivery final {
     // Sends until SEND_OK (kStored), a permanent refusal (kRefused, with
     // `refusal` set) or a stop during failures (kStopped).
     SendEnd send_until_stored(const SinkMessage& message, Status* refusal);
+    // Reports `refusal` (kPermissionDenied) and sleeps until the stop.
+    SendEnd hold_until_stop(const Status& refusal, std::chrono::milliseconds held);
     // Waits for the next forwarding slot under limits.max_messages_per_s;
     // false when a stop was requested meanwhile.
     bool pace();

@@ -22,6 +22,7 @@
 #include "bridge/delivery.h"
 #include "bridge/log.h"
 #include "bridge/mqtt_session.h"
+#include "bridge/rocketmq_security.h"
 #include "bridge/rocketmq_sink.h"
 #include "bridge/session_group.h"
 #include "bridge/status_reporter.h"
@@ -74,6 +75,10 @@ configuration (defaults shown; fields marked * are required):
   "rocketmq": {
     "name_servers": "127.0.0.1:9876",       * "ip:port;ip:port" or an array
     "producer_group": "outpost_bridge",
+    "access_key": "", "secret_file": "",    signed requests (RocketMQ ACL user);
+                                            the secret only in that file (not o+r)
+    "tls": {"enabled": false, "ca_file": "", "cert_file": "", "key_file": "",
+            "insecure_skip_verify": false}, CA verification + address check on
     "send_timeout_ms": 3000, "max_attempts": 3,
     "max_in_flight": 32,                    requests on the wire per broker connection
     "retry_pause_max_ms": 5000              pause cap while RocketMQ fails
@@ -148,7 +153,14 @@ int run_bridge(const BridgeConfig& config) {
 
     BridgeStats stats;
     StopSignal stop;
-    RocketMqSink sink(config.rocketmq);  // one producer shared by all sessions
+    outpost::Result<outpost::rocketmq::ClientSecurity> security =
+        load_rocketmq_security(config.rocketmq);
+    if (!security.is_ok()) {
+        log_error(security.status().message());
+        return kExitUsage;
+    }
+    RocketMqSink sink(config.rocketmq,
+                      std::move(security).value());  // one producer shared by all sessions
     auto delivery = Delivery::create(config, sink, stats, stop);
     if (!delivery.is_ok()) {
         log_error(delivery.status().to_string());
@@ -210,6 +222,11 @@ int main(int argc, char** argv) {
         return kExitUsage;
     }
     if (arguments->check_only) {
+        // The secret and TLS files are part of the configuration: check them too.
+        if (auto security = load_rocketmq_security(config->rocketmq); !security.is_ok()) {
+            std::fprintf(stderr, "outpost-bridge: %s\n", security.status().message().c_str());
+            return kExitUsage;
+        }
         print_summary(*config);
         return kExitOk;
     }

@@ -5,8 +5,10 @@
 namespace outpost::bridge {
 namespace {
 
-rocketmq::ProducerOptions producer_options(const RocketMqConfig& config) {
+rocketmq::ProducerOptions producer_options(const RocketMqConfig& config,
+                                           rocketmq::ClientSecurity security) {
     rocketmq::ProducerOptions options;
+    options.security = std::move(security);
     options.name_server_addresses = config.name_servers;
     options.producer_group = config.producer_group;
     options.request_timeout = std::chrono::milliseconds(config.send_timeout_ms);
@@ -17,7 +19,8 @@ rocketmq::ProducerOptions producer_options(const RocketMqConfig& config) {
 
 }  // namespace
 
-RocketMqSink::RocketMqSink(const RocketMqConfig& config) : producer_(producer_options(config)) {}
+RocketMqSink::RocketMqSink(const RocketMqConfig& config, rocketmq::ClientSecurity security)
+    : producer_(producer_options(config, std::move(security))) {}
 
 Status RocketMqSink::send(const SinkMessage& message) {
     Result<rocketmq::SendReceipt> receipt =

@@ -11,11 +11,13 @@ namespace outpost::bridge {
 // Thread-safe (the producer is).
 class RocketMqSink final : public MessageSink {
   public:
-    explicit RocketMqSink(const RocketMqConfig& config);
+    // `security` from load_rocketmq_security (default: unsigned, plain TCP).
+    explicit RocketMqSink(const RocketMqConfig& config, rocketmq::ClientSecurity security = {});
 
     // A reply of FLUSH_DISK_TIMEOUT, FLUSH_SLAVE_TIMEOUT or SLAVE_NOT_AVAILABLE
     // (stored, durability incomplete) is reported as kOutcomeUnknown: the
     // bridge acknowledges only SEND_OK, so it resends (consumers dedupe).
+    // A refused identity is kPermissionDenied (see Producer::send).
     Status send(const SinkMessage& message) override;
 
   private:

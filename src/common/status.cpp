@@ -20,6 +20,7 @@ const char* status_code_name(StatusCode code) {
         case StatusCode::kClosed: return "closed";
         case StatusCode::kTimeout: return "timeout";
         case StatusCode::kInternal: return "internal";
+        case StatusCode::kPermissionDenied: return "permission_denied";
     }
     return "unknown";
 }

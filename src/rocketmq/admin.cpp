@@ -10,7 +10,7 @@
 namespace outpost::rocketmq {
 
 Status create_topic(const std::string& broker_address, const TopicSpec& spec,
-                    std::chrono::milliseconds timeout) {
+                    std::chrono::milliseconds timeout, const ClientSecurity& security) {
     Status valid = validate_topic(spec.name);
     if (!valid.is_ok()) {
         return valid;
@@ -31,7 +31,7 @@ Status create_topic(const std::string& broker_address, const TopicSpec& spec,
     request.ext_fields["topicFilterType"] = "SINGLE_TAG";
     request.ext_fields["topicSysFlag"] = "0";
     request.ext_fields["order"] = "false";
-    Connection broker(broker_address);
+    Connection broker(broker_address, 1, security);
     Result<RemotingCommand> response = broker.invoke(std::move(request), timeout);
     if (!response.is_ok()) {
         return response.status().with_context("create topic " + spec.name);
@@ -46,9 +46,9 @@ Status create_topic(const std::string& broker_address, const TopicSpec& spec,
 }
 
 Status wait_for_topic_route(const std::string& name_server_address, const std::string& topic,
-                            std::chrono::milliseconds timeout) {
+                            std::chrono::milliseconds timeout, const ClientSecurity& security) {
     const auto deadline = std::chrono::steady_clock::now() + timeout;
-    Connection name_server(name_server_address);
+    Connection name_server(name_server_address, 1, security);
     Status last = Status::error(StatusCode::kTimeout, "no lookup finished");
     for (;;) {
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -62,7 +62,8 @@ Status wait_for_topic_route(const std::string& name_server_address, const std::s
         if (route.is_ok() && !route->write_queues().empty()) {
             return Status::ok();
         }
-        if (!route.is_ok() && route.status().code() == StatusCode::kInvalidArgument) {
+        if (!route.is_ok() && (route.status().code() == StatusCode::kInvalidArgument ||
+                               route.status().code() == StatusCode::kPermissionDenied)) {
             return route.status();
         }
         last = route.is_ok() ? Status::error(StatusCode::kUnavailable, "no writable queue yet")

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "outpost/status.h"
+#include "rocketmq/client_security.h"
 #include "rocketmq/route.h"
 
 namespace outpost::rocketmq {
@@ -26,14 +27,15 @@ struct TopicSpec {
 // Fails with kInvalidArgument for a bad name or queue count, kRejected when
 // the broker refuses (the message holds its code and remark), kUnavailable or
 // kTimeout when the broker cannot be reached within `timeout`.
+// `security`: signing and TLS, as for a Producer.
 Status create_topic(const std::string& broker_address, const TopicSpec& spec,
-                    std::chrono::milliseconds timeout);
+                    std::chrono::milliseconds timeout, const ClientSecurity& security = {});
 
 // Polls the name server until the route of `topic` has a writable queue.
 // Success: it has. Fails with kTimeout when `timeout` passes first (the
 // message holds the last lookup error), kInvalidArgument for a bad address.
 Status wait_for_topic_route(const std::string& name_server_address, const std::string& topic,
-                            std::chrono::milliseconds timeout);
+                            std::chrono::milliseconds timeout, const ClientSecurity& security = {});
 
 }  // namespace outpost::rocketmq
 

@@ -1,5 +1,6 @@
-// The byte stream a remoting Connection talks over: plain TCP today
-// (tcp_socket.h); a TLS stream implements the same interface.
+// The byte stream a remoting Connection talks over: plain TCP
+// (tcp_socket.h) or TLS over it (tls_socket.h). Every operation is bounded
+// by a deadline.
 //
 // Concurrency contract (what Connection relies on to keep several requests
 // in flight): one thread may write while another waits for or reads data.
@@ -11,6 +12,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <string>
 #include <string_view>
 
 #include "outpost/status.h"
@@ -39,10 +41,13 @@ class ByteStream {
 
     // True when the peer has closed the stream or the socket is in error, as
     // seen without blocking (used to notice idle connections the server shut).
-    virtual bool peer_closed() const = 0;
+    virtual bool peer_closed() = 0;
 
     // Ends both directions at once: blocked and later calls fail promptly.
     virtual void shutdown() = 0;
+
+    // host:port this stream was opened to, for messages.
+    virtual const std::string& address() const = 0;
 };
 
 }  // namespace outpost::rocketmq

@@ -4,18 +4,13 @@
 #include <limits>
 #include <utility>
 
-#include "rocketmq/tcp_socket.h"
+#include "rocketmq/request_signer.h"
+#include "rocketmq/tls_socket.h"
 
 namespace outpost::rocketmq {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-Result<std::unique_ptr<ByteStream>> connect_tcp(const std::string& address, Deadline deadline) {
-    Result<std::unique_ptr<TcpSocket>> socket = TcpSocket::connect(address, deadline);
-    if (!socket.is_ok()) return socket.status();
-    return std::unique_ptr<ByteStream>(std::move(socket).value());
-}
 
 // Reads one whole frame; a frame once begun is read to its end or the
 // stream is unusable.
@@ -36,10 +31,10 @@ Result<RemotingCommand> read_frame(ByteStream& stream, const std::string& addres
 
 }  // namespace
 
-Connection::Connection(std::string address, int max_in_flight, StreamConnector connector)
+Connection::Connection(std::string address, int max_in_flight, ClientSecurity security)
     : address_(std::move(address)),
       max_in_flight_(static_cast<std::size_t>(std::max(1, max_in_flight))),
-      connector_(connector ? std::move(connector) : StreamConnector(connect_tcp)) {}
+      security_(std::move(security)) {}
 
 Status Connection::ensure_connected(Deadline deadline, bool* reused) {
     // Only an idle stream is probed: with requests outstanding, unread
@@ -50,7 +45,8 @@ Status Connection::ensure_connected(Deadline deadline, bool* reused) {
     }
     *reused = stream_ != nullptr;
     if (stream_ != nullptr) return Status::ok();
-    Result<std::unique_ptr<ByteStream>> connected = connector_(address_, deadline);
+    Result<std::unique_ptr<ByteStream>> connected =
+        connect_stream(address_, security_.tls.get(), deadline);
     if (!connected.is_ok()) return connected.status();
     stream_ = std::shared_ptr<ByteStream>(std::move(connected).value());
     return Status::ok();
@@ -135,6 +131,11 @@ void Connection::read_until_done(const std::shared_ptr<Pending>& mine, ByteStrea
 Result<RemotingCommand> Connection::invoke(RemotingCommand request,
                                            std::chrono::milliseconds timeout) {
     const Deadline deadline = Clock::now() + timeout;
+    // The opaque is not signed, so signing may precede its choice.
+    if (security_.credentials) {
+        Status signed_request = sign_request(request, *security_.credentials);
+        if (!signed_request.is_ok()) return signed_request;
+    }
     std::unique_lock<std::mutex> lock(mutex_);
     if (!changed_.wait_until(lock, deadline, [this] { return pending_.size() < max_in_flight_; })) {
         return Status::error(StatusCode::kTimeout, "no free request slot on the connection to " +

@@ -22,7 +22,6 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
-#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -30,22 +29,18 @@
 
 #include "outpost/status.h"
 #include "rocketmq/byte_stream.h"
+#include "rocketmq/client_security.h"
 #include "rocketmq/frame.h"
 
 namespace outpost::rocketmq {
-
-// Opens the stream to `address` within `deadline` (TcpSocket::connect by
-// default; a TLS connector slots in here).
-using StreamConnector =
-    std::function<Result<std::unique_ptr<ByteStream>>(const std::string& address, Deadline)>;
 
 class Connection final {
   public:
     // Does not connect yet; the first invoke() does. `max_in_flight` (at
     // least 1) bounds the requests written and not yet answered; further
-    // callers wait for a slot within their timeout. An empty connector means
-    // plain TCP.
-    explicit Connection(std::string address, int max_in_flight = 1, StreamConnector connector = {});
+    // callers wait for a slot within their timeout. `security` says whether
+    // requests are signed and the stream is TLS (default: neither).
+    explicit Connection(std::string address, int max_in_flight = 1, ClientSecurity security = {});
 
     Connection(const Connection&) = delete;
     Connection& operator=(const Connection&) = delete;
@@ -59,8 +54,9 @@ class Connection final {
     // the answer: the request may or may not have been processed),
     // kUnavailable when connecting, writing or reading failed, or another
     // request's failure dropped the stream (same uncertainty once written),
-    // and kInvalidArgument when the request cannot be encoded or the server
-    // sent a malformed frame.
+    // kInvalidArgument when the request cannot be encoded or the server
+    // sent a malformed frame, and kPermissionDenied when TLS refused the
+    // server's certificate.
     Result<RemotingCommand> invoke(RemotingCommand request, std::chrono::milliseconds timeout);
 
     const std::string& address() const { return address_; }
@@ -93,7 +89,7 @@ class Connection final {
 
     const std::string address_;
     const std::size_t max_in_flight_;
-    const StreamConnector connector_;
+    const ClientSecurity security_;
     std::mutex mutex_;
     std::condition_variable changed_;     // a slot finished, reading_ or pending_ changed
     std::shared_ptr<ByteStream> stream_;  // guarded by mutex_; null when closed

@@ -15,23 +15,6 @@ namespace {
 // Queue count of a topic the broker auto-creates (defaultTopicQueueNums).
 constexpr std::int32_t kAutoCreatedQueueCount = 4;
 
-std::vector<std::string> split_addresses(const std::string& list) {
-    std::vector<std::string> addresses;
-    std::size_t start = 0;
-    while (start <= list.size()) {
-        std::size_t end = list.find(';', start);
-        std::string item = list.substr(start, end == std::string::npos ? end : end - start);
-        if (!item.empty()) {
-            addresses.push_back(item);
-        }
-        if (end == std::string::npos) {
-            break;
-        }
-        start = end + 1;
-    }
-    return addresses;
-}
-
 std::int64_t field_as_int(const RemotingCommand& response, const char* name) {
     auto it = response.ext_fields.find(name);
     return it == response.ext_fields.end() ? 0 : std::strtoll(it->second.c_str(), nullptr, 10);
@@ -52,7 +35,7 @@ std::int64_t now_ms() {
 
 Producer::Producer(ProducerOptions options)
     : options_(std::move(options)),
-      name_servers_(split_addresses(options_.name_server_addresses)),
+      name_servers_(options_.name_server_addresses),
       retry_backoff_(Backoff::exact(options_.initial_backoff, options_.max_backoff)) {}
 
 Producer::~Producer() = default;
@@ -65,17 +48,18 @@ ProducerCounters Producer::counters() const {
 Connection& Producer::connection_to(const std::string& address) {
     std::unique_ptr<Connection>& slot = connections_[address];
     if (slot == nullptr) {
-        slot = std::make_unique<Connection>(address, options_.max_in_flight);
+        slot = std::make_unique<Connection>(address, options_.max_in_flight, options_.security);
     }
     return *slot;
 }
 
 Result<TopicRoute> Producer::query_name_servers(const std::string& topic) {
     Status last = Status::error(StatusCode::kInvalidArgument, "no name server address configured");
-    for (const std::string& address : name_servers_) {
+    for (const std::string& address : name_servers_.in_asking_order()) {
         Result<TopicRoute> route =
             query_topic_route(connection_to(address), topic, options_.request_timeout);
         if (route.is_ok() || route.status().code() == StatusCode::kNotFound) {
+            name_servers_.answered(address);
             return route;
         }
         last = route.status();
@@ -200,6 +184,9 @@ Result<SendReceipt> Producer::send_attempts(OutgoingMessage message) {
         std::unique_lock<std::mutex> lock(mutex_);
         Result<TopicRoute> route = route_for(message.topic, refresh_route);
         refresh_route = true;  // whatever fails next, ask the name server again
+        if (!route.is_ok() && route.status().code() == StatusCode::kPermissionDenied) {
+            return route.status();  // our identity is refused: another attempt cannot help
+        }
         if (!route.is_ok()) {
             last_error = route.status();
             continue;
@@ -221,6 +208,9 @@ Result<SendReceipt> Producer::send_attempts(OutgoingMessage message) {
         lock.unlock();
         Result<RemotingCommand> response =
             connection.invoke(std::move(request).value(), options_.request_timeout);
+        if (!response.is_ok() && response.status().code() == StatusCode::kPermissionDenied) {
+            return response.status().with_context("send to broker " + queue.broker_name);
+        }
         if (!response.is_ok()) {
             last_error = response.status().with_context("send to broker " + queue.broker_name);
             avoid_broker = queue.broker_name;
@@ -250,7 +240,12 @@ Result<SendReceipt> Producer::send_attempts(OutgoingMessage message) {
                 last_error = Status::error(StatusCode::kUnavailable, refusal);
                 break;
             case SendDisposition::kPermanent:
-                return Status::error(StatusCode::kRejected, refusal);
+                // NO_PERMISSION is about us (credentials, ACL, topic perm), not
+                // about the message: the caller must hold it, not drop it.
+                return Status::error(response->code == kResponseNoPermission
+                                         ? StatusCode::kPermissionDenied
+                                         : StatusCode::kRejected,
+                                     refusal);
         }
     }
     return last_error.with_context("send to topic " + message.topic + " failed after " +

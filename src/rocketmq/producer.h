@@ -34,6 +34,7 @@
 #include "common/backoff.h"
 #include "outpost/status.h"
 #include "rocketmq/connection.h"
+#include "rocketmq/name_server_list.h"
 #include "rocketmq/producer_options.h"
 #include "rocketmq/route.h"
 #include "rocketmq/send_message.h"
@@ -85,8 +86,12 @@ class Producer final {
     // Failures:
     //   kInvalidArgument  the message breaks a limit above; nothing was sent
     //   kRejected         the broker refused it for good (MESSAGE_ILLEGAL,
-    //                     INVALID_PARAMETER, NO_PERMISSION, ...); the message
-    //                     names the code. Resending the same message fails again.
+    //                     INVALID_PARAMETER, ...); the message names the code.
+    //                     Resending the same message fails again.
+    //   kPermissionDenied the broker refused our credentials or rights
+    //                     (NO_PERMISSION), or TLS refused its certificate; no
+    //                     further attempt was made. Not the message's fault:
+    //                     hold it until the configuration is fixed.
     //   kNotFound         the topic does not exist and auto creation is off
     //   kUnavailable      every attempt met a connection failure or a busy /
     //   kTimeout          unavailable broker, or timed out. The message may still
@@ -115,7 +120,7 @@ class Producer final {
     // The route of `topic`, from cache unless stale or `refresh`; falls back
     // to a stale cached route when no name server answers. Requires mutex_.
     Result<TopicRoute> route_for(const std::string& topic, bool refresh);
-    // Asks the name servers in order. Requires mutex_.
+    // Asks the name servers, the last one that answered first. Requires mutex_.
     Result<TopicRoute> query_name_servers(const std::string& topic);
     // The route through the template topic for a topic the broker will create.
     Result<TopicRoute> template_route();
@@ -130,7 +135,7 @@ class Producer final {
     Result<SendReceipt> send_attempts(OutgoingMessage message);
 
     const ProducerOptions options_;
-    std::vector<std::string> name_servers_;
+    NameServerList name_servers_;  // guarded by mutex_
     UniqueIdGenerator ids_;
     mutable std::mutex mutex_;
     std::map<std::string, std::unique_ptr<Connection>> connections_;  // guarded by mutex_

@@ -6,12 +6,18 @@
 #include <chrono>
 #include <string>
 
+#include "rocketmq/client_security.h"
+
 namespace outpost::rocketmq {
 
 struct ProducerOptions {
     // Name servers, "ip:port" separated by ';' (numeric addresses only: no
-    // DNS lookup may block a send). Tried in order until one answers.
+    // DNS lookup may block a send). Tried in order until one answers; the one
+    // that answered last is asked first next time (name_server_list.h).
     std::string name_server_addresses;
+
+    // Request signing and TLS, for the name servers and brokers alike.
+    ClientSecurity security;
 
     // Producer group reported to the broker (shows up in its statistics).
     std::string producer_group = "outpost_bridge";

@@ -172,7 +172,8 @@ Result<TopicRoute> query_topic_route(Connection& name_server, const std::string&
             "topic " + topic + " does not exist at name server " + name_server.address());
     }
     if (response->code != kResponseSuccess) {
-        return Status::error(StatusCode::kUnavailable,
+        return Status::error(response->code == kResponseNoPermission ? StatusCode::kPermissionDenied
+                                                                     : StatusCode::kUnavailable,
                              "name server " + name_server.address() + " refused the route of " +
                                  topic + ": " + response_code_name(response->code) + " (" +
                                  std::to_string(response->code) + ") " + response->remark);

@@ -57,7 +57,8 @@ struct TopicRoute {
 Result<TopicRoute> parse_topic_route(std::string_view json);
 
 // Asks the name server behind `name_server` for the route of `topic`.
-// Fails with kNotFound when the name server answers TOPIC_NOT_EXIST, with
+// Fails with kNotFound when the name server answers TOPIC_NOT_EXIST,
+// kPermissionDenied when it answers NO_PERMISSION (or TLS refused it), with
 // kUnavailable for any other refusal or a connection failure, kTimeout when
 // `timeout` passes, kInvalidArgument for an unparsable answer.
 Result<TopicRoute> query_topic_route(Connection& name_server, const std::string& topic,

@@ -154,13 +154,11 @@ Status TcpSocket::write_all(std::string_view data, Deadline deadline) {
     return Status::ok();
 }
 
-Status TcpSocket::read_exact(char* out, std::size_t size, Deadline deadline) {
-    while (size > 0) {
-        ssize_t got = recv(fd_, out, size, 0);
+Result<std::size_t> TcpSocket::read_some(char* out, std::size_t capacity, Deadline deadline) {
+    for (;;) {
+        ssize_t got = recv(fd_, out, capacity, 0);
         if (got > 0) {
-            out += got;
-            size -= static_cast<std::size_t>(got);
-            continue;
+            return static_cast<std::size_t>(got);
         }
         if (got == 0) {
             return Status::error(StatusCode::kUnavailable,
@@ -177,6 +175,17 @@ Status TcpSocket::read_exact(char* out, std::size_t size, Deadline deadline) {
             return ready;
         }
     }
+}
+
+Status TcpSocket::read_exact(char* out, std::size_t size, Deadline deadline) {
+    while (size > 0) {
+        Result<std::size_t> got = read_some(out, size, deadline);
+        if (!got.is_ok()) {
+            return got.status();
+        }
+        out += *got;
+        size -= *got;
+    }
     return Status::ok();
 }
 
@@ -188,7 +197,7 @@ void TcpSocket::shutdown() {
     ::shutdown(fd_, SHUT_RDWR);
 }
 
-bool TcpSocket::peer_closed() const {
+bool TcpSocket::peer_closed() {
     pollfd entry{fd_, POLLIN, 0};
     if (poll(&entry, 1, 0) <= 0) {
         return false;

@@ -28,24 +28,20 @@ class TcpSocket final : public ByteStream {
     TcpSocket(const TcpSocket&) = delete;
     TcpSocket& operator=(const TcpSocket&) = delete;
 
-    // Writes all of `data`. Fails with kTimeout or kUnavailable (peer gone);
-    // an unknown number of bytes may then have been written.
+    // ByteStream (byte_stream.h): writes use MSG_NOSIGNAL (a vanished peer is
+    // an error value, never SIGPIPE).
     Status write_all(std::string_view data, Deadline deadline) override;
-
-    // Reads exactly `size` bytes into `out`. Fails with kTimeout, or with
-    // kUnavailable when the peer closed the stream or an error occurred; `out`
-    // then holds an unspecified prefix.
     Status read_exact(char* out, std::size_t size, Deadline deadline) override;
-
-    // True when the peer has closed the stream or the socket is in error, as
-    // seen without blocking (used to notice idle connections the server shut).
-    bool peer_closed() const override;
-
-    // See ByteStream (byte_stream.h).
+    bool peer_closed() override;
     Status wait_readable(Deadline deadline) override;
     void shutdown() override;
 
-    const std::string& address() const { return address_; }
+    // Reads what is available, at least 1 and at most `capacity` bytes,
+    // waiting until the deadline for the first. Fails like read_exact; a
+    // deadline already passed with nothing available is kTimeout.
+    Result<std::size_t> read_some(char* out, std::size_t capacity, Deadline deadline);
+
+    const std::string& address() const override { return address_; }
 
   private:
     TcpSocket(int fd, std::string address) : fd_(fd), address_(std::move(address)) {}

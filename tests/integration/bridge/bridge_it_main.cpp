@@ -1,6 +1,9 @@
 // main() for the bridge integration tests: they need mosquitto and the
 // runner's RocketMQ (OUTPOST_ROCKETMQ_ENV = the env file `scripts/rocketmq.sh
-// start DIR` wrote). Without either, the binary reports a TAP SKIP.
+// start DIR` wrote). Without either, the binary reports a TAP SKIP. Built a
+// second time with OUTPOST_ROCKETMQ_ENV_VAR naming another variable for the
+// tests of a RocketMQ with authentication or TLS (ROCKETMQ_AUTH=1 /
+// ROCKETMQ_TLS=1); topics are then created with its credentials or over TLS.
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
 #include <catch2/catch_reporter_tap.hpp>
@@ -11,6 +14,11 @@
 
 #include "bridge_harness.h"
 #include "rocketmq/admin.h"
+#include "rocketmq/client_security.h"
+
+#ifndef OUTPOST_ROCKETMQ_ENV_VAR
+#define OUTPOST_ROCKETMQ_ENV_VAR "OUTPOST_ROCKETMQ_ENV"
+#endif
 
 namespace outpost::testing {
 
@@ -19,16 +27,40 @@ std::map<std::string, std::string>& rocketmq_env() {
     return env;
 }
 
+// What the env file says about signing and TLS: the client user's
+// credentials, and TLS verified against the instance's own CA.
+rocketmq::ClientSecurity admin_security() {
+    std::map<std::string, std::string>& env = rocketmq_env();
+    rocketmq::ClientSecurity security;
+    if (!env["ROCKETMQ_ACCESS_KEY"].empty()) {
+        std::string secret = read_file(env["ROCKETMQ_SECRET_FILE"]);
+        while (!secret.empty() && secret.back() == '\n') secret.pop_back();
+        security.credentials = rocketmq::Credentials{env["ROCKETMQ_ACCESS_KEY"], secret};
+    }
+    if (!env["ROCKETMQ_TLS_CA"].empty()) {
+        rocketmq::TlsOptions options;
+        options.ca_file = env["ROCKETMQ_TLS_CA"];
+        auto context = rocketmq::TlsContext::create(options);
+        REQUIRE(context.is_ok());
+        security.tls = std::move(context).value();
+    }
+    return security;
+}
+
 void create_rocketmq_topic(const std::string& topic, int queues) {
+    const rocketmq::ClientSecurity security = admin_security();
     rocketmq::TopicSpec spec;
     spec.name = topic;
     spec.read_queue_count = queues;
     spec.write_queue_count = queues;
-    REQUIRE(rocketmq::create_topic(rocketmq_env()["BROKER_ADDR"], spec, std::chrono::seconds(10))
-                .is_ok());
-    REQUIRE(rocketmq::wait_for_topic_route(rocketmq_env()["NAMESRV_ADDR"], topic,
-                                           std::chrono::seconds(30))
-                .is_ok());
+    const outpost::Status created = rocketmq::create_topic(rocketmq_env()["BROKER_ADDR"], spec,
+                                                           std::chrono::seconds(10), security);
+    INFO(created.to_string());
+    REQUIRE(created.is_ok());
+    const outpost::Status routed = rocketmq::wait_for_topic_route(
+        rocketmq_env()["NAMESRV_ADDR"], topic, std::chrono::seconds(30), security);
+    INFO(routed.to_string());
+    REQUIRE(routed.is_ok());
 }
 
 }  // namespace outpost::testing
@@ -50,11 +82,11 @@ std::map<std::string, std::string> read_env_file(const char* path) {
 int main(int argc, char* argv[]) {
     int exit_code = 0;
     if (outpost::testing::skip_without_mosquitto(argc, argv, &exit_code)) return exit_code;
-    const char* env_path = std::getenv("OUTPOST_ROCKETMQ_ENV");
+    const char* env_path = std::getenv(OUTPOST_ROCKETMQ_ENV_VAR);
     if (env_path == nullptr || *env_path == '\0') {
-        std::printf(
-            "1..0 # SKIP OUTPOST_ROCKETMQ_ENV is not set (the runner starts RocketMQ "
-            "with scripts/rocketmq.sh start DIR and exports DIR/env)\n");
+        std::printf("1..0 # SKIP " OUTPOST_ROCKETMQ_ENV_VAR
+                    " is not set (the runner starts RocketMQ "
+                    "with scripts/rocketmq.sh start DIR and exports DIR/env)\n");
         return 0;
     }
     auto& env = outpost::testing::rocketmq_env();

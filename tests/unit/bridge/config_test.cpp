@@ -33,6 +33,11 @@ std::string edited(const std::string& from, const std::string& to) {
     return text.replace(at, from.size(), to);
 }
 
+// kMinimal with `extra` members appended to the rocketmq object.
+std::string config_with(const std::string& extra) {
+    return edited(R"("127.0.0.1:9876")", R"("127.0.0.1:9876")" + extra);
+}
+
 }  // namespace
 
 TEST_CASE("a minimal configuration parses and gets the documented defaults") {
@@ -167,4 +172,30 @@ TEST_CASE("sessions and requests in flight are bounded, and session ids must fit
     CHECK(error_of(edited(R"("name_servers": "127.0.0.1:9876")",
                           R"("name_servers": "127.0.0.1:9876", "max_in_flight": 0)"))
               .find("rocketmq.max_in_flight") != std::string::npos);
+}
+
+TEST_CASE("the access key and secret file parse together, and a secret in the JSON is refused") {
+    auto config = parse_bridge_config(
+        config_with(R"(, "access_key": "bridge", "secret_file": "/etc/outpost/rmq.secret")"));
+    REQUIRE(config.is_ok());
+    CHECK(config->rocketmq.access_key == "bridge");
+    CHECK(config->rocketmq.secret_file == "/etc/outpost/rmq.secret");
+    CHECK(error_of(config_with(R"(, "access_key": "bridge")"))
+              .find("rocketmq.access_key needs rocketmq.access_key and rocketmq.secret_file") !=
+          std::string::npos);
+    CHECK(error_of(config_with(R"(, "access_key": "b", "secret_file": "/f", "secret_key": "x")"))
+              .find("rocketmq.secret_key is not accepted here") != std::string::npos);
+}
+
+TEST_CASE("TLS settings parse, and TLS files without tls.enabled are an error") {
+    auto config = parse_bridge_config(
+        config_with(R"(, "tls": {"enabled": true, "ca_file": "/etc/outpost/rmq-ca.pem"})"));
+    REQUIRE(config.is_ok());
+    CHECK(config->rocketmq.tls.enabled);
+    CHECK_FALSE(config->rocketmq.tls.insecure_skip_verify);
+    CHECK(error_of(config_with(R"(, "tls": {"ca_file": "/ca.pem"})"))
+              .find("rocketmq.tls.enabled must be true") != std::string::npos);
+    CHECK(error_of(config_with(R"(, "tls": {"enabled": true, "cert_file": "/c.pem"})"))
+              .find("rocketmq.tls.cert_file and rocketmq.tls.key_file must be given together") !=
+          std::string::npos);
 }

@@ -6,6 +6,7 @@
 #include <deque>
 #include <functional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "bridge/quarantine_message.h"
@@ -265,4 +266,23 @@ TEST_CASE("an envelope with eventId three times is quarantined, never sent under
     CHECK(sent.properties.at("OUTPOST_DETAIL").find("eventId") != std::string::npos);
     // None of the three counts as seen: the genuine event still goes through.
     CHECK(h.delivery->deliver(alarm("gw-1", "dev-1", 1, ids[2])) == Verdict::kForwarded);
+}
+
+TEST_CASE("a refused identity holds the message without resending or quarantining, until stop") {
+    Harness h;
+    h.sink.script = {Status::error(StatusCode::kPermissionDenied,
+                                   "broker answered NO_PERMISSION (16): check signature failed.")};
+    std::thread stopper([&h] {
+        // Several retry pauses (100 ms here): a transient error would be resent meanwhile.
+        std::this_thread::sleep_for(std::chrono::milliseconds(500));
+        h.stop.request_stop();
+    });
+    CHECK(h.delivery->deliver(alarm("gw-1", "dev-1", 1, new_event_id())) == Verdict::kStopped);
+    stopper.join();
+    CHECK(h.sink.sent.size() == 1);
+    CHECK(h.stats.quarantined() == 0);
+    const std::string line = h.stats.to_json_line();
+    CHECK(line.find(R"("rocketmq_refused":"permission_denied: broker answered NO_PERMISSION)") !=
+          std::string::npos);
+    CHECK(line.find(R"("holding":true)") != std::string::npos);
 }
