@@ -5,7 +5,7 @@
 #include "common/json_object_reader.h"
 #include "common/text_checks.h"
 #include "daemon/config.h"
-#include "daemon/listen_address.h"
+#include "common/listen_address.h"
 
 namespace outpost::daemon {
 namespace {

@@ -10,7 +10,7 @@
 #include <memory>
 
 #include "daemon/config.h"
-#include "daemon/metrics_server.h"
+#include "common/metrics_server.h"
 #include "daemon/snapshot.h"
 #include "ingest/ingest_server.h"
 #include "outpost/publisher.h"

@@ -10,7 +10,7 @@
 
 #include "outpost/status.h"
 
-namespace outpost::daemon {
+namespace outpost {
 
 struct ListenAddress {
     sockaddr_storage address{};  // port included
@@ -24,6 +24,6 @@ Result<ListenAddress> parse_listen_address(const std::string& text);
 // "127.0.0.1:9464" / "[::1]:9464" for the bound socket `fd`, "" on error.
 std::string describe_bound_address(int fd);
 
-}  // namespace outpost::daemon
+}  // namespace outpost
 
 #endif  // OUTPOST_DAEMON_LISTEN_ADDRESS_H

@@ -1,11 +1,11 @@
-#include "daemon/listen_address.h"
+#include "common/listen_address.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
 #include <cstring>
 
-namespace outpost::daemon {
+namespace outpost {
 namespace {
 
 Status invalid(const std::string& text, const std::string& why) {
@@ -68,4 +68,4 @@ std::string describe_bound_address(int fd) {
     return std::string(host) + ":" + std::to_string(ntohs(v4->sin_port));
 }
 
-}  // namespace outpost::daemon
+}  // namespace outpost
