@@ -53,6 +53,17 @@ Result<ListenAddress> parse_listen_address(const std::string& text) {
     return result;
 }
 
+Result<ListenAddress> parse_metrics_listen_address(const std::string& text,
+                                                   bool allow_non_loopback) {
+    Result<ListenAddress> address = parse_listen_address(text);
+    if (address.is_ok() && !address->loopback && !allow_non_loopback) {
+        return invalid(text,
+                       "is not a loopback address; set allow_non_loopback to expose the "
+                       "metrics");
+    }
+    return address;
+}
+
 std::string describe_bound_address(int fd) {
     sockaddr_storage address{};
     socklen_t length = sizeof address;
