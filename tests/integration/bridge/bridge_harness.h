@@ -214,10 +214,12 @@ class BridgeProcess final {
     BridgeProcess(const BridgeProcess&) = delete;
     BridgeProcess& operator=(const BridgeProcess&) = delete;
 
-    // Starts it and waits until it reports an MQTT connection.
-    void start() {
+    // Starts it (with `extra_env`, "NAME=value", added to the environment)
+    // and waits until it reports an MQTT connection.
+    void start(const std::vector<std::string>& extra_env = {}) {
         std::remove(status_path_.c_str());
-        pid_ = spawn_logged({OUTPOST_BRIDGE_BINARY, "--config", config_path_}, log_path_);
+        pid_ =
+            spawn_logged({OUTPOST_BRIDGE_BINARY, "--config", config_path_}, log_path_, extra_env);
         const bool connected = wait_until(
             [this] {
                 const nlohmann::json now = status();
@@ -247,6 +249,9 @@ class BridgeProcess final {
     // The last lines of its log on one line (" | " between them): Catch2's
     // TAP output takes an INFO message with a newline for garbage.
     std::string log() const { return one_line(tail_of(read_file(log_path_), 40)); }
+    bool logged(const std::string& text) const {
+        return read_file(log_path_).find(text) != std::string::npos;
+    }
 
   private:
     const std::string config_path_;
