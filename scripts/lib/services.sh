@@ -1,9 +1,12 @@
 # Sourced by scripts/test and scripts/sanitize: the services the integration
 # suites need, one RocketMQ name server + broker and one PostgreSQL server,
-# started for a whole run (mosquitto is started by the tests themselves).
+# started for a whole run (mosquitto, and mochi-mqtt, the second MQTT broker,
+# are started by the tests themselves).
 #
 #   start_services WORK   starts both under WORK/rocketmq and WORK/postgres and
-#                         exports OUTPOST_ROCKETMQ_ENV and OUTPOST_POSTGRES_ENV
+#                         exports OUTPOST_ROCKETMQ_ENV and OUTPOST_POSTGRES_ENV;
+#                         builds mochi-mqtt and exports OUTPOST_MOCHI_BROKER
+#                         (without Go >= 1.21 the tests on it report SKIP)
 #   stop_services WORK    stops whatever start_services started there
 # Both expect the repository root as the working directory.
 
@@ -16,6 +19,13 @@ start_services() {
   chmod 755 "$work"  # the server runs as the postgres user when we are root
   scripts/postgres.sh start "$work/postgres"
   export OUTPOST_POSTGRES_ENV="$work/postgres/env"
+  echo "== building mochi-mqtt, the second MQTT broker of the bridge tests"
+  local mochi
+  if mochi=$(scripts/mqtt-broker.sh path); then
+    export OUTPOST_MOCHI_BROKER="$mochi"
+  else
+    echo "warning: no mochi-mqtt broker; the bridge tests on it will be skipped" >&2
+  fi
 }
 
 stop_services() {
