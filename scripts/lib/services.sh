@@ -1,12 +1,15 @@
 # Sourced by scripts/test and scripts/sanitize: the services the integration
 # suites need, one RocketMQ name server + broker, one more with authentication
 # and one with TLS enforced (the bridge's security tests), and one PostgreSQL
-# server, started for a whole run (mosquitto is started by the tests themselves).
+# server, started for a whole run (mosquitto, and mochi-mqtt, the second MQTT
+# broker, are started by the tests themselves).
 #
 #   start_services WORK   starts them under WORK/rocketmq, WORK/rocketmq-auth,
 #                         WORK/rocketmq-tls and WORK/postgres and exports
 #                         OUTPOST_ROCKETMQ_ENV, OUTPOST_ROCKETMQ_AUTH_ENV,
-#                         OUTPOST_ROCKETMQ_TLS_ENV and OUTPOST_POSTGRES_ENV
+#                         OUTPOST_ROCKETMQ_TLS_ENV and OUTPOST_POSTGRES_ENV;
+#                         builds mochi-mqtt and exports OUTPOST_MOCHI_BROKER
+#                         (without Go >= 1.21 the tests on it report SKIP)
 #   stop_services WORK    stops whatever start_services started there
 # Both expect the repository root as the working directory.
 
@@ -24,6 +27,13 @@ start_services() {
   chmod 755 "$work"  # the server runs as the postgres user when we are root
   scripts/postgres.sh start "$work/postgres"
   export OUTPOST_POSTGRES_ENV="$work/postgres/env"
+  echo "== building mochi-mqtt, the second MQTT broker of the bridge tests"
+  local mochi
+  if mochi=$(scripts/mqtt-broker.sh path); then
+    export OUTPOST_MOCHI_BROKER="$mochi"
+  else
+    echo "warning: no mochi-mqtt broker; the bridge tests on it will be skipped" >&2
+  fi
 }
 
 stop_services() {

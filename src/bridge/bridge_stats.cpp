@@ -55,10 +55,11 @@ void BridgeStats::rocketmq_refused(const std::string& why) {
     refused_ = why;
 }
 
-void BridgeStats::mqtt_connected(bool connected) {
+void BridgeStats::mqtt_connected(const std::string& client_id, bool connected) {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (connected && !connected_) ++connects_;
-    connected_ = connected;
+    bool& session = sessions_[client_id];
+    if (connected && !session) ++connects_;
+    session = connected;
 }
 
 std::uint64_t BridgeStats::forwarded() const {
@@ -71,33 +72,62 @@ std::uint64_t BridgeStats::quarantined() const {
     return quarantined_total_;
 }
 
-std::string BridgeStats::to_json_line() const {
+BridgeFigures BridgeStats::figures() const {
     const auto now = std::chrono::steady_clock::now();
     std::lock_guard<std::mutex> lock(mutex_);
-    nlohmann::json quarantined = {{"total", quarantined_total_}};
-    for (const auto& [reason, count] : quarantined_) quarantined[reason] = count;
-    nlohmann::json errors = {{"total", errors_total_}};
-    for (const auto& [code, count] : errors_) errors[code] = count;
+    BridgeFigures figures;
+    figures.uptime = now - started_;
+    figures.received = received_;
+    figures.redelivered = redelivered_;
+    figures.forwarded = forwarded_;
+    figures.duplicates = duplicates_;
+    figures.quarantined_total = quarantined_total_;
+    figures.quarantined = quarantined_;
+    figures.rocketmq_errors_total = errors_total_;
+    figures.rocketmq_errors = errors_;
+    figures.holding = holding_;
+    figures.held_ms_max = held_ms_max_;
+    figures.mqtt_connects = connects_;
+    figures.mqtt_sessions = sessions_;
+    figures.send_latency = latency_;
+    figures.rocketmq_refused = refused_;
+    return figures;
+}
+
+std::string BridgeStats::to_json_line() const {
+    const BridgeFigures now = figures();
+    nlohmann::json quarantined = {{"total", now.quarantined_total}};
+    for (const auto& [reason, count] : now.quarantined) quarantined[reason] = count;
+    nlohmann::json errors = {{"total", now.rocketmq_errors_total}};
+    for (const auto& [code, count] : now.rocketmq_errors) errors[code] = count;
+    bool all_connected = !now.mqtt_sessions.empty();
+    nlohmann::json sessions = nlohmann::json::object();
+    for (const auto& [client_id, connected] : now.mqtt_sessions) {
+        sessions[client_id] = connected;
+        all_connected = all_connected && connected;
+    }
+    const LatencyHistogram& latency = now.send_latency;
     nlohmann::json line = {
         {"ts_ms", std::chrono::duration_cast<std::chrono::milliseconds>(
                       std::chrono::system_clock::now().time_since_epoch())
                       .count()},
-        {"uptime_s", std::chrono::duration_cast<std::chrono::seconds>(now - started_).count()},
-        {"mqtt_connected", connected_},
-        {"mqtt_connects", connects_},
-        {"received", received_},
-        {"redelivered", redelivered_},
-        {"forwarded", forwarded_},
-        {"duplicates_suppressed", duplicates_},
+        {"uptime_s", std::chrono::duration_cast<std::chrono::seconds>(now.uptime).count()},
+        {"mqtt_connected", all_connected},
+        {"mqtt_connects", now.mqtt_connects},
+        {"received", now.received},
+        {"redelivered", now.redelivered},
+        {"forwarded", now.forwarded},
+        {"duplicates_suppressed", now.duplicates},
         {"quarantined", quarantined},
         {"rocketmq_errors", errors},
-        {"holding", holding_},
-        {"held_ms_max", held_ms_max_},
+        {"holding", now.holding},
+        {"held_ms_max", now.held_ms_max},
         {"send_latency_ms",
-         {{"count", latency_.count()},
-          {"p50", round_to_hundredths(latency_.percentile_us(0.50) / 1000.0)},
-          {"p99", round_to_hundredths(latency_.percentile_us(0.99) / 1000.0)}}}};
-    if (!refused_.empty()) line["rocketmq_refused"] = refused_;
+          {{"count", latency.count()},
+          {"p50", round_to_hundredths(latency.percentile_us(0.50) / 1000.0)},
+          {"p99", round_to_hundredths(latency.percentile_us(0.99) / 1000.0)}}},
+        {"mqtt_sessions", sessions}};
+    if (!now.rocketmq_refused.empty()) line["rocketmq_refused"] = now.rocketmq_refused;
     // Replace, not throw, should a string ever hold invalid UTF-8.
     return line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }

@@ -7,9 +7,12 @@
 //    "quarantined":{"total":8,"schema_violation":5,...},
 //    "rocketmq_errors":{"total":4,"unavailable":3,"timeout":1},
 //    "holding":false, "held_ms_max":1234,
-//    "rocketmq_refused":"...",   (only once RocketMQ refused our identity)
-//    "send_latency_ms":{"count":118,"p50":1.7,"p99":9.5}}
+//    "send_latency_ms":{"count":118,"p50":1.7,"p99":9.5},
+//    "mqtt_sessions":{"outpost-bridge-1":true},
+//    "rocketmq_refused":"..."}   (only once RocketMQ refused our identity)
 // "holding" is true while a message waits inside the callback for RocketMQ.
+// "mqtt_connected" is true while every MQTT session is connected;
+// "mqtt_sessions" tells them apart by client id.
 #ifndef OUTPOST_BRIDGE_BRIDGE_STATS_H
 #define OUTPOST_BRIDGE_BRIDGE_STATS_H
 
@@ -25,6 +28,29 @@
 
 namespace outpost::bridge {
 
+// A consistent copy of every figure, for the metrics endpoint and the
+// watchdog (BridgeStats::figures()).
+struct BridgeFigures {
+    std::chrono::steady_clock::duration uptime{};
+    std::uint64_t received = 0;
+    std::uint64_t redelivered = 0;
+    std::uint64_t forwarded = 0;
+    std::uint64_t duplicates = 0;
+    std::uint64_t quarantined_total = 0;
+    std::map<std::string, std::uint64_t> quarantined;  // by quarantine reason name
+    std::uint64_t rocketmq_errors_total = 0;
+    std::map<std::string, std::uint64_t> rocketmq_errors;  // by StatusCode name
+    bool holding = false;
+    std::int64_t held_ms_max = 0;
+    std::uint64_t mqtt_connects = 0;
+    std::map<std::string, bool> mqtt_sessions;  // client id -> connected
+    LatencyHistogram send_latency;
+    std::string rocketmq_refused;  // empty unless RocketMQ refused our identity
+
+    // Messages whose outcome is final: forwarded, quarantined or suppressed.
+    std::uint64_t settled() const { return forwarded + quarantined_total + duplicates; }
+};
+
 class BridgeStats final {
   public:
     BridgeStats();
@@ -39,10 +65,12 @@ class BridgeStats final {
     // RocketMQ refused the bridge's credentials, rights or certificate trust;
     // `why` is shown in the status line from now on.
     void rocketmq_refused(const std::string& why);
-    void mqtt_connected(bool connected);
+    // One MQTT session (by its client id) connected or lost.
+    void mqtt_connected(const std::string& client_id, bool connected);
 
     std::uint64_t forwarded() const;
     std::uint64_t quarantined() const;
+    BridgeFigures figures() const;
 
     // The counters as one JSON line (no trailing newline), see above.
     std::string to_json_line() const;
@@ -61,7 +89,7 @@ class BridgeStats final {
     bool holding_ = false;                              // guarded by mutex_
     std::int64_t held_ms_max_ = 0;                      // guarded by mutex_
     std::string refused_;                               // guarded by mutex_
-    bool connected_ = false;                            // guarded by mutex_
+    std::map<std::string, bool> sessions_;              // guarded by mutex_
     std::uint64_t connects_ = 0;                        // guarded by mutex_
     LatencyHistogram latency_;                          // guarded by mutex_
 };

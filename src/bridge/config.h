@@ -126,6 +126,15 @@ struct StatusConfig {
     bool log_to_stderr = true;  // also one JSON line per interval on stderr
 };
 
+// The Prometheus endpoint (bridge/metrics.h), as outpostd's.
+struct MetricsConfig {
+    // "host:port" of GET /metrics; "" (the default) turns it off. Port 0
+    // picks a free port (logged).
+    std::string listen;
+    // Binding anything but loopback must be asked for explicitly.
+    bool allow_non_loopback = false;
+};
+
 struct BridgeConfig {
     MqttConfig mqtt;
     RocketMqConfig rocketmq;
@@ -135,6 +144,7 @@ struct BridgeConfig {
     IdentityConfig identity;
     std::size_t dedupe_capacity = 100000;  // eventIds remembered after SEND_OK
     StatusConfig status;
+    MetricsConfig metrics;
 };
 
 // Parses and validates a configuration document. Fails with

@@ -6,6 +6,7 @@
 #include "bridge/tag_template.h"
 #include "bridge/topic_filter.h"
 #include "common/json_object_reader.h"
+#include "common/listen_address.h"
 #include "common/text_checks.h"
 #include "rocketmq/validation.h"
 
@@ -201,6 +202,15 @@ void read_status(JsonObjectReader& in, StatusConfig& status) {
     in.read_bool("log_to_stderr", status.log_to_stderr);
 }
 
+void read_metrics(JsonObjectReader& in, MetricsConfig& metrics) {
+    in.read_string("listen", metrics.listen);
+    in.read_bool("allow_non_loopback", metrics.allow_non_loopback);
+    if (metrics.listen.empty()) return;
+    Result<ListenAddress> address =
+        parse_metrics_listen_address(metrics.listen, metrics.allow_non_loopback);
+    if (!address.is_ok()) in.error("listen", address.status().message());
+}
+
 }  // namespace
 
 std::string session_client_id(const std::string& base, int index) {
@@ -219,7 +229,8 @@ Result<BridgeConfig> parse_bridge_config(const std::string& json_text) {
         top.read_object("rocketmq", true,
                         [&](JsonObjectReader& in) { read_rocketmq(in, config.rocketmq); });
         read_mapping(top, config.mapping, errors);
-        top.read_object("limits", false, [&](JsonObjectReader& in) { read_limits(in, config.limits); });
+        top.read_object("limits", false,
+                        [&](JsonObjectReader& in) { read_limits(in, config.limits); });
         top.read_string("quarantine_topic", config.quarantine_topic, true);
         if (Status valid = rocketmq::validate_topic(config.quarantine_topic);
             !config.quarantine_topic.empty() && !valid.is_ok()) {
@@ -228,7 +239,10 @@ Result<BridgeConfig> parse_bridge_config(const std::string& json_text) {
         top.read_object("identity", false,
                         [&](JsonObjectReader& in) { read_identity(in, config.identity); });
         top.read_integer("dedupe_capacity", config.dedupe_capacity, 0, 10000000);
-        top.read_object("status", false, [&](JsonObjectReader& in) { read_status(in, config.status); });
+        top.read_object("status", false,
+                        [&](JsonObjectReader& in) { read_status(in, config.status); });
+        top.read_object("metrics", false,
+                        [&](JsonObjectReader& in) { read_metrics(in, config.metrics); });
         top.report_unknown_fields();
     }
     if (!errors.empty()) {

@@ -10,6 +10,19 @@ void LatencyHistogram::record(std::chrono::microseconds latency) {
     const int bucket = static_cast<int>(std::log2(us) * kBucketsPerDoubling);
     ++buckets_[static_cast<std::size_t>(std::clamp(bucket, 0, kBuckets - 1))];
     ++count_;
+    sum_us_ += static_cast<std::uint64_t>(us);
+}
+
+std::uint64_t LatencyHistogram::count_below(std::chrono::microseconds bound) const {
+    if (bound.count() <= 1) return 0;
+    // Bucket b holds [2^(b/4), 2^((b+1)/4)) us: those ending at or below the
+    // bound are the buckets before the bound's own.
+    const double edge = std::log2(static_cast<double>(bound.count())) * kBucketsPerDoubling;
+    const int end = std::clamp(static_cast<int>(std::floor(edge)), 0, kBuckets);
+    std::uint64_t below = 0;
+    for (int bucket = 0; bucket < end; ++bucket)
+        below += buckets_[static_cast<std::size_t>(bucket)];
+    return below;
 }
 
 double LatencyHistogram::percentile_us(double fraction) const {

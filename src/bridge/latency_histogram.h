@@ -20,6 +20,11 @@ class LatencyHistogram final {
     double percentile_us(double fraction) const;
 
     std::uint64_t count() const { return count_; }
+    // Sum of the recorded latencies (after rounding up to 1 us).
+    std::uint64_t sum_us() const { return sum_us_; }
+    // Samples below `bound`. Exact when `bound` is a bucket edge (any power
+    // of two microseconds is one): what a Prometheus "le" bucket needs.
+    std::uint64_t count_below(std::chrono::microseconds bound) const;
 
   private:
     static constexpr int kBucketsPerDoubling = 4;
@@ -27,6 +32,7 @@ class LatencyHistogram final {
 
     std::array<std::uint64_t, kBuckets> buckets_{};
     std::uint64_t count_ = 0;
+    std::uint64_t sum_us_ = 0;
 };
 
 }  // namespace outpost::bridge

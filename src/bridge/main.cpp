@@ -21,12 +21,18 @@
 #include "bridge/config.h"
 #include "bridge/delivery.h"
 #include "bridge/log.h"
+#include "bridge/metrics.h"
 #include "bridge/mqtt_session.h"
 #include "bridge/rocketmq_security.h"
 #include "bridge/rocketmq_sink.h"
 #include "bridge/session_group.h"
+#include "bridge/stall_detector.h"
 #include "bridge/status_reporter.h"
 #include "bridge/stop_signal.h"
+#include "bridge/watchdog.h"
+#include "common/listen_address.h"
+#include "common/metrics_server.h"
+#include "common/sd_notify.h"
 #include "common/service_arguments.h"
 #include "common/stop_signals.h"
 
@@ -92,7 +98,8 @@ configuration (defaults shown; fields marked * are required):
              "max_messages_per_s": 0, "quarantine_body_bytes": 65536},
   "identity": {"gateway_level": 1, "device_level": 3, "user_property": ""},
   "dedupe_capacity": 100000,
-  "status": {"file": "", "interval_ms": 10000, "log_to_stderr": true}
+  "status": {"file": "", "interval_ms": 10000, "log_to_stderr": true},
+  "metrics": {"listen": "", "allow_non_loopback": false}
 }
 
 identity: the envelope's gatewayId must equal topic level gateway_level
@@ -114,6 +121,21 @@ replaced atomically), e.g.
  "rocketmq_errors":{"total":4,"unavailable":3,"timeout":1},
  "holding":false,"held_ms_max":1234,"send_latency_ms":{"count":118,"p50":1.7,"p99":9.5}}
 A final line is written at exit.
+
+metrics: with metrics.listen ("127.0.0.1:9465"; "" = off; a non-loopback
+address needs allow_non_loopback), GET /metrics answers the Prometheus text
+format: outpost_bridge_forwarded_total, _quarantined_total{reason},
+_duplicates_suppressed_total, _rocketmq_errors_total{code},
+_send_latency_seconds (histogram), _mqtt_connected{client_id}, _holding,
+_held_longest_seconds, _in_hand and more (README, "Operating the bridge").
+
+systemd: with Type=notify, READY=1 is sent once the configuration is loaded,
+the metrics endpoint listens and the MQTT session started; STATUS= carries
+the figures. Under WatchdogSec, WATCHDOG=1 is sent every WatchdogSec/2 only
+while forwarding is not stalled: stalled means a message is in hand and
+neither a SEND_OK nor a failed RocketMQ answer came for 2 x
+(send_timeout_ms x max_attempts + retry_pause_max_ms). Idle, or retrying
+while RocketMQ is down, is not stalled.
 
 signals: SIGTERM/SIGINT stop the bridge. A message held for RocketMQ at that
 moment is left unacknowledged (the broker redelivers it); the process then
@@ -172,12 +194,29 @@ int run_bridge(const BridgeConfig& config) {
         return kExitUsage;
     }
     StatusReporter reporter(config.status, stats);
+    std::unique_ptr<outpost::MetricsServer> metrics;
+    if (!config.metrics.listen.empty()) {
+        // parse_bridge_config checked the address; binding can still fail.
+        auto address = outpost::parse_listen_address(config.metrics.listen);
+        auto server = outpost::MetricsServer::start(
+            *address, [&stats] { return render_bridge_metrics(stats.figures()); });
+        if (!server.is_ok()) {
+            log_error(server.status().with_context("metrics.listen").to_string());
+            return kExitFailure;
+        }
+        metrics = std::move(*server);
+        log_info("metrics at http://" + metrics->bound_address() + "/metrics");
+    }
+    const outpost::Notifier notifier;
+    Watchdog watchdog(notifier, stats, stall_limit_for(config),
+                      std::chrono::milliseconds(config.status.interval_ms));
     log_info("starting: " + config.mqtt.uri + " -> RocketMQ " + config.rocketmq.name_servers);
 
     (*sessions)->start([session_done] {
         const uint64_t one = 1;
         (void)!::write(session_done, &one, sizeof one);
     });
+    if (auto sent = notifier.send("READY=1"); !sent.is_ok()) log_warning(sent.message());
     pollfd wake[2] = {{signals, POLLIN, 0}, {session_done, POLLIN, 0}};
     while (::poll(wake, 2, -1) < 0 && errno == EINTR) {
     }
@@ -185,6 +224,7 @@ int run_bridge(const BridgeConfig& config) {
     if ((wake[0].revents & POLLIN) && ::read(signals, &received, sizeof received) > 0) {
         log_info(std::string("stopping on ") + strsignal(static_cast<int>(received.ssi_signo)));
     }
+    (void)notifier.send("STOPPING=1");
     stop.request_stop();
     // Each run() ends within one send plus the disconnect bound, unless it is
     // stuck in a paho call behind a held callback: then leave without it.

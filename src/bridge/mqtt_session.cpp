@@ -202,7 +202,7 @@ class PahoSession final : public MqttSession {
     }
 
     void on_connection_lost(const std::string& cause) {
-        stats_.mqtt_connected(false);
+        stats_.mqtt_connected(config_.mqtt.client_id, false);
         log_warning("MQTT " + cause);
         std::lock_guard<std::mutex> lock(mutex_);
         lost_ = true;
@@ -233,13 +233,13 @@ class PahoSession final : public MqttSession {
         // bridge ever subscribed has its messages acknowledged and dropped
         // by the broker.
         if (session_present) {
-            stats_.mqtt_connected(true);
+            stats_.mqtt_connected(config_.mqtt.client_id, true);
             log_info("connected to " + where + " (session resumed, subscribed)");
         }
         Status subscribed = subscribe(timeout);
         if (subscribed.is_ok()) {
             if (!session_present) {
-                stats_.mqtt_connected(true);
+                stats_.mqtt_connected(config_.mqtt.client_id, true);
                 log_info("connected to " + where + " (new session), subscribed");
             }
             return subscribed;
@@ -299,7 +299,7 @@ class PahoSession final : public MqttSession {
             std::future_status::ready) {
             return false;
         }
-        stats_.mqtt_connected(false);
+        stats_.mqtt_connected(config_.mqtt.client_id, false);
         return true;
     }
 

@@ -3,9 +3,9 @@
 #include <nlohmann/json.hpp>
 
 #include "common/json_object_reader.h"
+#include "common/listen_address.h"
 #include "common/text_checks.h"
 #include "daemon/config.h"
-#include "daemon/listen_address.h"
 
 namespace outpost::daemon {
 namespace {
@@ -144,14 +144,9 @@ void read_metrics(JsonObjectReader& in, MetricsConfig& metrics) {
     in.read_string("listen", metrics.listen);
     in.read_bool("allow_non_loopback", metrics.allow_non_loopback);
     if (!metrics.listen.empty()) {
-        Result<ListenAddress> address = parse_listen_address(metrics.listen);
-        if (!address.is_ok()) {
-            in.error("listen", address.status().message());
-        } else if (!address->loopback && !metrics.allow_non_loopback) {
-            in.error("listen", "\"" + metrics.listen +
-                                   "\" is not a loopback address; set "
-                                   "metrics.allow_non_loopback to expose the metrics");
-        }
+        Result<ListenAddress> address =
+            parse_metrics_listen_address(metrics.listen, metrics.allow_non_loopback);
+        if (!address.is_ok()) in.error("listen", address.status().message());
     }
     in.read_string("textfile", metrics.textfile);
     if (!metrics.textfile.empty() &&

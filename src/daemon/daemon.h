@@ -10,7 +10,7 @@
 #include <memory>
 
 #include "daemon/config.h"
-#include "daemon/metrics_server.h"
+#include "common/metrics_server.h"
 #include "daemon/snapshot.h"
 #include "daemon/telemetry_supervisor.h"
 #include "ingest/ingest_server.h"

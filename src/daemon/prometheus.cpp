@@ -1,46 +1,11 @@
 #include "daemon/prometheus.h"
 
-#include <cstdio>
-#include <sstream>
+#include "common/prometheus_text.h"
 
 namespace outpost::daemon {
 namespace {
 
-class Exposition final {
-  public:
-    // One family with a single unlabelled sample.
-    template <typename Number>
-    void gauge(const char* name, const char* help, Number value) {
-        family(name, "gauge", help);
-        sample(name, "", value);
-    }
-    template <typename Number>
-    void counter(const char* name, const char* help, Number value) {
-        family(name, "counter", help);
-        sample(name, "", value);
-    }
-    void family(const char* name, const char* type, const char* help) {
-        out_ << "# HELP " << name << ' ' << help << "\n# TYPE " << name << ' ' << type << '\n';
-    }
-    template <typename Number>
-    void sample(const char* name, const std::string& labels, Number value) {
-        out_ << name << labels << ' ' << value << '\n';
-    }
-    // Milliseconds as seconds; negative (unknown) values are left out.
-    void seconds_gauge(const char* name, const char* help, int64_t milliseconds) {
-        family(name, "gauge", help);
-        if (milliseconds < 0) return;
-        char text[32];
-        std::snprintf(text, sizeof text, "%.3f", static_cast<double>(milliseconds) / 1000.0);
-        out_ << name << ' ' << text << '\n';
-    }
-    std::string text() const { return out_.str(); }
-
-  private:
-    std::ostringstream out_;
-};
-
-void render_publisher(Exposition& out, const PublisherStatus& publisher) {
+void render_publisher(PrometheusText& out, const PublisherStatus& publisher) {
     out.gauge("outpost_broker_connected", "1 while the alarm publisher is connected to the broker.",
               publisher.connected ? 1 : 0);
     out.counter("outpost_broker_reconnects_total", "Successful broker connects after the first.",
@@ -78,7 +43,7 @@ void render_publisher(Exposition& out, const PublisherStatus& publisher) {
                 publisher.loop_heartbeat);
 }
 
-void render_store(Exposition& out, const StoreStats& store) {
+void render_store(PrometheusText& out, const StoreStats& store) {
     out.gauge("outpost_backlog", "Pending alarm events in the outbox (not yet SENT).",
               store.pending);
     out.gauge("outpost_dead", "DEAD alarm events awaiting an operator.", store.dead);
@@ -93,7 +58,7 @@ void render_store(Exposition& out, const StoreStats& store) {
                 store.purged_rows);
 }
 
-void render_telemetry(Exposition& out, const TelemetryStats& telemetry) {
+void render_telemetry(PrometheusText& out, const TelemetryStats& telemetry) {
     out.gauge("outpost_telemetry_connected", "1 while the telemetry lane is connected.",
               telemetry.connected ? 1 : 0);
     out.counter("outpost_telemetry_offered_total", "Telemetry messages offered to the lane.",
@@ -120,7 +85,7 @@ void render_telemetry(Exposition& out, const TelemetryStats& telemetry) {
                 telemetry.reconnects);
 }
 
-void render_ingest(Exposition& out, const ingest::ServerStats& ingest) {
+void render_ingest(PrometheusText& out, const ingest::ServerStats& ingest) {
     out.counter("outpost_ingest_connections_total", "Connections accepted on the alarm socket.",
                 ingest.connections);
     out.counter("outpost_ingest_requests_total", "Requests answered on the alarm socket.",
@@ -136,7 +101,7 @@ void render_ingest(Exposition& out, const ingest::ServerStats& ingest) {
 }  // namespace
 
 std::string render_prometheus(const DaemonSnapshot& snapshot) {
-    Exposition out;
+    PrometheusText out;
     out.gauge("outpost_uptime_seconds", "Seconds since outpostd started.",
               snapshot.uptime_ms / 1000);
     out.gauge("outpost_store_readable", "1 when the store's figures could be read for this scrape.",

@@ -1,6 +1,5 @@
-// The daemon's figures in the Prometheus text exposition format (0.0.4):
-// every family with # HELP and # TYPE, names outpost_*, units in the name
-// (seconds, bytes), counters ending in _total.
+// The daemon's figures in the Prometheus text exposition format, with the
+// conventions of common/prometheus_text.h.
 #ifndef OUTPOST_DAEMON_PROMETHEUS_H
 #define OUTPOST_DAEMON_PROMETHEUS_H
 
@@ -9,8 +8,6 @@
 #include "daemon/snapshot.h"
 
 namespace outpost::daemon {
-
-inline constexpr char kPrometheusContentType[] = "text/plain; version=0.0.4; charset=utf-8";
 
 std::string render_prometheus(const DaemonSnapshot& snapshot);
 

@@ -14,7 +14,7 @@
 #include "common/stop_signals.h"
 #include "daemon/daemon.h"
 #include "daemon/log.h"
-#include "daemon/sd_notify.h"
+#include "common/sd_notify.h"
 
 namespace outpost::daemon {
 namespace {

@@ -24,8 +24,8 @@
 #include <cstring>
 #include <deque>
 #include <fstream>
-#include <sstream>
 #include <optional>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -93,8 +93,10 @@ inline int free_loopback_port() {
     return ntohs(address.sin_port);
 }
 
-// Spawns `argv` with stdout and stderr appended to `log_path`.
-inline pid_t spawn_logged(const std::vector<std::string>& argv, const std::string& log_path) {
+// Spawns `argv` with stdout and stderr appended to `log_path`, in this
+// process's environment plus `extra_env` ("NAME=value").
+inline pid_t spawn_logged(const std::vector<std::string>& argv, const std::string& log_path,
+                          const std::vector<std::string>& extra_env = {}) {
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, 1, log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND,
@@ -103,8 +105,12 @@ inline pid_t spawn_logged(const std::vector<std::string>& argv, const std::strin
     std::vector<char*> args;
     for (const auto& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
     args.push_back(nullptr);
+    std::vector<char*> env;
+    for (char** item = environ; *item != nullptr; ++item) env.push_back(*item);
+    for (const auto& item : extra_env) env.push_back(const_cast<char*>(item.c_str()));
+    env.push_back(nullptr);
     pid_t pid = -1;
-    int rc = ::posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
+    int rc = ::posix_spawn(&pid, args[0], &actions, nullptr, args.data(), env.data());
     posix_spawn_file_actions_destroy(&actions);
     if (rc != 0) throw std::runtime_error("spawn " + argv[0] + ": " + std::strerror(rc));
     return pid;

@@ -27,6 +27,7 @@
 #include <utility>
 #include <vector>
 
+#include "mochi_fixture.h"
 #include "mosquitto_fixture.h"
 #include "sample_envelope.h"
 #include "temp_dir.h"
@@ -158,10 +159,33 @@ inline std::vector<std::string> missing_keys(const std::vector<StoredMessage>& m
     return {missing.begin(), missing.end()};
 }
 
-// PUBACKs mosquitto received from `client_id`, read from its log (log_type
-// all): the broker's own record of what the bridge acknowledged. A QoS 1
-// message is acknowledged once; one not acknowledged is delivered again.
-inline std::size_t pubacks_from(const Mosquitto& broker, const std::string& client_id) {
+// The broker the tests marked "either broker" run against: mosquitto, or,
+// when OUTPOST_BRIDGE_TEST_BROKER=mochi (the second registration of those
+// tests in meson.build), mochi-mqtt (mochi_fixture.h).
+inline bool second_broker_selected() {
+    const char* name = std::getenv("OUTPOST_BRIDGE_TEST_BROKER");
+    return name != nullptr && std::string(name) == "mochi";
+}
+
+// Runs `body(broker)` with a fresh broker of the selected kind; `body` is a
+// generic lambda (both fixtures have uri(), log(), start() and stop()).
+template <typename Body>
+void with_test_broker(Body body) {
+    if (second_broker_selected()) {
+        MochiBroker broker;
+        body(broker);
+    } else {
+        Mosquitto broker;
+        body(broker);
+    }
+}
+
+// PUBACKs the broker received from `client_id`, read from its log
+// (mosquitto's log_type all, or the same line from our mochi wrapper): the
+// broker's own record of what the bridge acknowledged. A QoS 1 message is
+// acknowledged once; one not acknowledged is delivered again.
+template <typename Broker>
+std::size_t pubacks_from(const Broker& broker, const std::string& client_id) {
     const std::string log = broker.log();
     const std::string needle = "Received PUBACK from " + client_id + " ";
     std::size_t count = 0;
@@ -225,10 +249,12 @@ class BridgeProcess final {
     BridgeProcess(const BridgeProcess&) = delete;
     BridgeProcess& operator=(const BridgeProcess&) = delete;
 
-    // Starts it and waits until it reports an MQTT connection.
-    void start() {
+    // Starts it (with `extra_env`, "NAME=value", added to the environment)
+    // and waits until it reports an MQTT connection.
+    void start(const std::vector<std::string>& extra_env = {}) {
         std::remove(status_path_.c_str());
-        pid_ = spawn_logged({OUTPOST_BRIDGE_BINARY, "--config", config_path_}, log_path_);
+        pid_ =
+            spawn_logged({OUTPOST_BRIDGE_BINARY, "--config", config_path_}, log_path_, extra_env);
         const bool connected = wait_until(
             [this] {
                 const nlohmann::json now = status();
@@ -258,6 +284,9 @@ class BridgeProcess final {
     // The last lines of its log on one line (" | " between them): Catch2's
     // TAP output takes an INFO message with a newline for garbage.
     std::string log() const { return one_line(tail_of(read_file(log_path_), 40)); }
+    bool logged(const std::string& text) const {
+        return read_file(log_path_).find(text) != std::string::npos;
+    }
 
   private:
     const std::string config_path_;

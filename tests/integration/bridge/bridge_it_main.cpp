@@ -1,9 +1,11 @@
 // main() for the bridge integration tests: they need mosquitto and the
 // runner's RocketMQ (OUTPOST_ROCKETMQ_ENV = the env file `scripts/rocketmq.sh
-// start DIR` wrote). Without either, the binary reports a TAP SKIP. Built a
-// second time with OUTPOST_ROCKETMQ_ENV_VAR naming another variable for the
-// tests of a RocketMQ with authentication or TLS (ROCKETMQ_AUTH=1 /
-// ROCKETMQ_TLS=1); topics are then created with its credentials or over TLS.
+// start DIR` wrote). Built a second time with OUTPOST_ROCKETMQ_ENV_VAR
+// naming another variable for the tests of a RocketMQ with authentication or
+// TLS (ROCKETMQ_AUTH=1 / ROCKETMQ_TLS=1); topics are then created with its
+// credentials or over TLS. Registered for the second broker
+// (OUTPOST_BRIDGE_TEST_BROKER=mochi), it also needs that broker's binary in
+// OUTPOST_MOCHI_BROKER. Without them, the binary reports a TAP SKIP.
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
 #include <catch2/catch_reporter_tap.hpp>
@@ -82,6 +84,13 @@ std::map<std::string, std::string> read_env_file(const char* path) {
 int main(int argc, char* argv[]) {
     int exit_code = 0;
     if (outpost::testing::skip_without_mosquitto(argc, argv, &exit_code)) return exit_code;
+    if (outpost::testing::second_broker_selected() &&
+        outpost::testing::mochi_broker_program().empty()) {
+        std::printf(
+            "1..0 # SKIP OUTPOST_MOCHI_BROKER does not name the second broker (build it with "
+            "scripts/mqtt-broker.sh path and export its output)\n");
+        return 0;
+    }
     const char* env_path = std::getenv(OUTPOST_ROCKETMQ_ENV_VAR);
     if (env_path == nullptr || *env_path == '\0') {
         std::printf("1..0 # SKIP " OUTPOST_ROCKETMQ_ENV_VAR

@@ -6,60 +6,61 @@
 using namespace outpost::testing;
 
 TEST_CASE("a bridge killed with SIGKILL mid-stream and restarted loses nothing") {
-    TempDir dir;
-    Mosquitto broker;
-    const std::string alarms = "it_bridge_crash_" + run_id();
-    const std::string quarantine = "it_bridge_crash_q_" + run_id();
-    const std::string client_id = "bridge-crash-" + run_id();
-    create_rocketmq_topic(alarms, 4);
-    BridgeProcess bridge(
-        dir, "bridge",
-        bridge_config(broker.uri(), client_id, alarms, quarantine, dir.file("status.json")));
-    bridge.start();
+    with_test_broker([&](auto& broker) {
+        TempDir dir;
+        const std::string alarms = "it_bridge_crash_" + run_id();
+        const std::string quarantine = "it_bridge_crash_q_" + run_id();
+        const std::string client_id = "bridge-crash-" + run_id();
+        create_rocketmq_topic(alarms, 4);
+        BridgeProcess bridge(
+            dir, "bridge",
+            bridge_config(broker.uri(), client_id, alarms, quarantine, dir.file("status.json")));
+        bridge.start();
 
-    const std::vector<GatewayEvent> events = make_events(2, 5, 30);  // 300 events
-    std::string publish_error;
-    std::thread gateway_thread([&] {
-        try {
-            GatewayPublisher gateway(broker.uri(), "gw-crash-" + run_id());
-            gateway.publish_all(outgoing(events));
-        } catch (const std::exception& error) {
-            publish_error = error.what();
+        const std::vector<GatewayEvent> events = make_events(2, 5, 30);  // 300 events
+        std::string publish_error;
+        std::thread gateway_thread([&] {
+            try {
+                GatewayPublisher gateway(broker.uri(), "gw-crash-" + run_id());
+                gateway.publish_all(outgoing(events));
+            } catch (const std::exception& error) {
+                publish_error = error.what();
+            }
+        });
+        const bool midway = wait_until([&] { return bridge.counter("forwarded") >= 60; },
+                                       std::chrono::seconds(60), std::chrono::milliseconds(5));
+        const std::uint64_t forwarded_before_kill = bridge.counter("forwarded");
+        bridge.kill9();
+        gateway_thread.join();
+        REQUIRE(publish_error.empty());
+        REQUIRE(midway);
+        const std::size_t acked_before_restart = pubacks_from(broker, client_id);
+        INFO("forwarded before the kill (status): " << forwarded_before_kill
+                                                    << ", acknowledged: " << acked_before_restart);
+        CHECK(acked_before_restart < events.size());  // the kill really was mid-stream
+
+        bridge.start();  // same client id: the session and its queue are still there
+        {
+            const bool all_acked =
+                wait_until([&] { return pubacks_from(broker, client_id) >= events.size(); },
+                           std::chrono::seconds(120), std::chrono::milliseconds(250));
+            INFO("status: " << bridge.status().dump() << " | bridge log: " << bridge.log());
+            REQUIRE(all_acked);
         }
+        CHECK(pubacks_from(broker, client_id) == events.size());
+        CHECK(bridge.status()["quarantined"]["total"] == 0);
+
+        const std::set<std::string> ids = ids_of(events);
+        const std::vector<StoredMessage> stored = messages_with_keys(alarms, ids);
+        const std::vector<std::string> missing = missing_keys(stored, ids);
+        INFO("missing: " << missing.size() << " of " << ids.size() << ", stored " << stored.size());
+        CHECK(missing.empty());
+        // At least once: a message sent but not acknowledged before the kill is
+        // sent again by the restarted bridge (it cannot know); consumers dedupe.
+        CHECK(stored.size() >= events.size());
+        std::printf(
+            "# crash: %zu events, %zu stored (%zu duplicates), redelivered after restart %llu\n",
+            events.size(), stored.size(), stored.size() - events.size(),
+            static_cast<unsigned long long>(bridge.counter("redelivered")));
     });
-    const bool midway = wait_until([&] { return bridge.counter("forwarded") >= 60; },
-                                   std::chrono::seconds(60), std::chrono::milliseconds(5));
-    const std::uint64_t forwarded_before_kill = bridge.counter("forwarded");
-    bridge.kill9();
-    gateway_thread.join();
-    REQUIRE(publish_error.empty());
-    REQUIRE(midway);
-    const std::size_t acked_before_restart = pubacks_from(broker, client_id);
-    INFO("forwarded before the kill (status): " << forwarded_before_kill
-                                                << ", acknowledged: " << acked_before_restart);
-    CHECK(acked_before_restart < events.size());  // the kill really was mid-stream
-
-    bridge.start();  // same client id: the session and its queue are still there
-    {
-        const bool all_acked =
-            wait_until([&] { return pubacks_from(broker, client_id) >= events.size(); },
-                       std::chrono::seconds(120), std::chrono::milliseconds(250));
-        INFO("status: " << bridge.status().dump() << " | bridge log: " << bridge.log());
-        REQUIRE(all_acked);
-    }
-    CHECK(pubacks_from(broker, client_id) == events.size());
-    CHECK(bridge.status()["quarantined"]["total"] == 0);
-
-    const std::set<std::string> ids = ids_of(events);
-    const std::vector<StoredMessage> stored = messages_with_keys(alarms, ids);
-    const std::vector<std::string> missing = missing_keys(stored, ids);
-    INFO("missing: " << missing.size() << " of " << ids.size() << ", stored " << stored.size());
-    CHECK(missing.empty());
-    // At least once: a message sent but not acknowledged before the kill is
-    // sent again by the restarted bridge (it cannot know); consumers dedupe.
-    CHECK(stored.size() >= events.size());
-    std::printf(
-        "# crash: %zu events, %zu stored (%zu duplicates), redelivered after restart %llu\n",
-        events.size(), stored.size(), stored.size() - events.size(),
-        static_cast<unsigned long long>(bridge.counter("redelivered")));
 }

@@ -1,11 +1,11 @@
-#include "daemon/listen_address.h"
+#include "common/listen_address.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
 #include <cstring>
 
-namespace outpost::daemon {
+namespace outpost {
 namespace {
 
 Status invalid(const std::string& text, const std::string& why) {
@@ -53,6 +53,17 @@ Result<ListenAddress> parse_listen_address(const std::string& text) {
     return result;
 }
 
+Result<ListenAddress> parse_metrics_listen_address(const std::string& text,
+                                                   bool allow_non_loopback) {
+    Result<ListenAddress> address = parse_listen_address(text);
+    if (address.is_ok() && !address->loopback && !allow_non_loopback) {
+        return invalid(text,
+                       "is not a loopback address; set allow_non_loopback to expose the "
+                       "metrics");
+    }
+    return address;
+}
+
 std::string describe_bound_address(int fd) {
     sockaddr_storage address{};
     socklen_t length = sizeof address;
@@ -68,4 +79,4 @@ std::string describe_bound_address(int fd) {
     return std::string(host) + ":" + std::to_string(ntohs(v4->sin_port));
 }
 
-}  // namespace outpost::daemon
+}  // namespace outpost

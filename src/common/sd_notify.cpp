@@ -1,4 +1,4 @@
-#include "daemon/sd_notify.h"
+#include "common/sd_notify.h"
 
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 
-namespace outpost::daemon {
+namespace outpost {
 
 Notifier::Notifier() {
     const char* socket_name = std::getenv("NOTIFY_SOCKET");
@@ -48,4 +48,4 @@ Status Notifier::send(const std::string& message) const {
     return Status::ok();
 }
 
-}  // namespace outpost::daemon
+}  // namespace outpost

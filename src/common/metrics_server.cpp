@@ -1,4 +1,4 @@
-#include "daemon/metrics_server.h"
+#include "common/metrics_server.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -8,12 +8,12 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
-#include "daemon/log.h"
-#include "daemon/prometheus.h"
+#include "common/prometheus_text.h"
 
-namespace outpost::daemon {
+namespace outpost {
 namespace {
 
 constexpr size_t kMaxRequestBytes = 8192;
@@ -89,7 +89,8 @@ void MetricsServer::serve() {
         pollfd fds[2] = {{listen_fd_, POLLIN, 0}, {wake_read_, POLLIN, 0}};
         if (poll(fds, 2, -1) < 0) {
             if (errno == EINTR) continue;
-            log_error(std::string("metrics endpoint: poll: ") + std::strerror(errno));
+            // Only ENOMEM gets here; both programs log to stderr.
+            std::fprintf(stderr, "metrics endpoint: poll: %s\n", std::strerror(errno));
             return;
         }
         if (fds[1].revents != 0) return;
@@ -129,4 +130,4 @@ void MetricsServer::answer(int client) const {
     }
 }
 
-}  // namespace outpost::daemon
+}  // namespace outpost

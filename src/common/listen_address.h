@@ -10,7 +10,7 @@
 
 #include "outpost/status.h"
 
-namespace outpost::daemon {
+namespace outpost {
 
 struct ListenAddress {
     sockaddr_storage address{};  // port included
@@ -21,9 +21,16 @@ struct ListenAddress {
 // kInvalidArgument with what is wrong ("port must be 0..65535").
 Result<ListenAddress> parse_listen_address(const std::string& text);
 
+// The metrics endpoint's rule, for every program that has one: `text` must
+// parse, and an address that is not loopback exposes the figures to the
+// network, so it needs `allow_non_loopback` (the "allow_non_loopback" key
+// next to "listen"). kInvalidArgument saying which rule was broken.
+Result<ListenAddress> parse_metrics_listen_address(const std::string& text,
+                                                   bool allow_non_loopback);
+
 // "127.0.0.1:9464" / "[::1]:9464" for the bound socket `fd`, "" on error.
 std::string describe_bound_address(int fd);
 
-}  // namespace outpost::daemon
+}  // namespace outpost
 
 #endif  // OUTPOST_DAEMON_LISTEN_ADDRESS_H

@@ -1,13 +1,13 @@
 // The metrics endpoint's "host:port": loopback recognised, the rest refused
 // with a reason.
-#include "daemon/listen_address.h"
+#include "common/listen_address.h"
 
 #include <catch2/catch.hpp>
 #include <string>
 
-using outpost::daemon::parse_listen_address;
+using outpost::parse_listen_address;
 
-TEST_CASE("loopback addresses are recognised as loopback", "[daemon]") {
+TEST_CASE("loopback addresses are recognised as loopback", "[common]") {
     for (const std::string text : {"127.0.0.1:9464", "127.3.2.1:1", "localhost:9464", "[::1]:0"}) {
         INFO(text);
         auto address = parse_listen_address(text);
@@ -16,7 +16,7 @@ TEST_CASE("loopback addresses are recognised as loopback", "[daemon]") {
     }
 }
 
-TEST_CASE("addresses that reach the network are not loopback", "[daemon]") {
+TEST_CASE("addresses that reach the network are not loopback", "[common]") {
     for (const std::string text : {"0.0.0.0:9464", "192.168.1.10:9464", "[::]:9464"}) {
         INFO(text);
         auto address = parse_listen_address(text);
@@ -25,7 +25,7 @@ TEST_CASE("addresses that reach the network are not loopback", "[daemon]") {
     }
 }
 
-TEST_CASE("malformed addresses are refused with the reason", "[daemon]") {
+TEST_CASE("malformed addresses are refused with the reason", "[common]") {
     struct Bad {
         const char* text;
         const char* reason;

@@ -13,10 +13,10 @@
 #include <string>
 #include <thread>
 
-#include "daemon/listen_address.h"
+#include "common/listen_address.h"
 #include "outpost/status.h"
 
-namespace outpost::daemon {
+namespace outpost {
 
 class MetricsServer final {
   public:
@@ -47,6 +47,6 @@ class MetricsServer final {
     std::thread thread_;
 };
 
-}  // namespace outpost::daemon
+}  // namespace outpost
 
 #endif  // OUTPOST_DAEMON_METRICS_SERVER_H

@@ -9,7 +9,7 @@
 
 #include "outpost/status.h"
 
-namespace outpost::daemon {
+namespace outpost {
 
 // Thread-safe after construction (each send opens nothing; one socket is
 // kept for the process lifetime).
@@ -37,6 +37,6 @@ class Notifier final {
     std::chrono::microseconds watchdog_{0};
 };
 
-}  // namespace outpost::daemon
+}  // namespace outpost
 
 #endif  // OUTPOST_DAEMON_SD_NOTIFY_H

@@ -1,0 +1,103 @@
+#include "bridge/metrics.h"
+
+#include <chrono>
+#include <cstdint>
+
+#include "bridge/quarantine_reason.h"
+#include "common/prometheus_text.h"
+
+namespace outpost::bridge {
+namespace {
+
+// Every reason, so that a series exists (at 0) before its first message and
+// rate() works from the first scrape.
+constexpr QuarantineReason kAllReasons[] = {
+    QuarantineReason::kPayloadTooLarge,  QuarantineReason::kInvalidUtf8,
+    QuarantineReason::kMalformedJson,    QuarantineReason::kJsonTooDeep,
+    QuarantineReason::kSchemaViolation,  QuarantineReason::kGatewayMismatch,
+    QuarantineReason::kDeviceMismatch,   QuarantineReason::kIdentityMissing,
+    QuarantineReason::kIdentityMismatch, QuarantineReason::kUnmappedTopic,
+    QuarantineReason::kRocketMqRejected,
+};
+
+// Histogram bounds: powers of two microseconds are edges of LatencyHistogram's
+// buckets, so each cumulative count is exact. 128 us .. 8.4 s.
+constexpr int kFirstBoundLog2Us = 7;
+constexpr int kLastBoundLog2Us = 23;
+
+void render_latency(PrometheusText& out, const LatencyHistogram& latency) {
+    const char* name = "outpost_bridge_send_latency_seconds";
+    out.family(name, "histogram",
+               "Time from a message's first RocketMQ send to its SEND_OK, retries included.");
+    const std::string bucket = std::string(name) + "_bucket";
+    for (int log2_us = kFirstBoundLog2Us; log2_us <= kLastBoundLog2Us; ++log2_us) {
+        const std::chrono::microseconds bound(std::int64_t{1} << log2_us);
+        out.sample(bucket.c_str(),
+                   PrometheusText::labels(
+                       {{"le", PrometheusText::number(static_cast<double>(bound.count()) / 1e6)}}),
+                   latency.count_below(bound));
+    }
+    out.sample(bucket.c_str(), PrometheusText::labels({{"le", "+Inf"}}), latency.count());
+    out.sample((std::string(name) + "_sum").c_str(), "",
+               PrometheusText::number(static_cast<double>(latency.sum_us()) / 1e6));
+    out.sample((std::string(name) + "_count").c_str(), "", latency.count());
+}
+
+}  // namespace
+
+std::string render_bridge_metrics(const BridgeFigures& figures) {
+    PrometheusText out;
+    out.gauge("outpost_bridge_uptime_seconds", "Seconds since outpost-bridge started.",
+              std::chrono::duration_cast<std::chrono::seconds>(figures.uptime).count());
+    out.counter("outpost_bridge_received_total", "MQTT messages received, redeliveries included.",
+                figures.received);
+    out.counter("outpost_bridge_redelivered_total",
+                "MQTT messages received with DUP set (redelivered by the broker).",
+                figures.redelivered);
+    out.counter("outpost_bridge_forwarded_total",
+                "Messages stored in RocketMQ (SEND_OK), then acknowledged to MQTT.",
+                figures.forwarded);
+    out.counter("outpost_bridge_duplicates_suppressed_total",
+                "Messages acknowledged without a send: their eventId was forwarded before.",
+                figures.duplicates);
+
+    out.family("outpost_bridge_quarantined_total", "counter",
+               "Messages sent to the quarantine topic, by reason.");
+    for (const QuarantineReason reason : kAllReasons) {
+        const auto found = figures.quarantined.find(quarantine_reason_name(reason));
+        out.sample("outpost_bridge_quarantined_total",
+                   PrometheusText::labels({{"reason", quarantine_reason_name(reason)}}),
+                   found == figures.quarantined.end() ? 0 : found->second);
+    }
+
+    out.family("outpost_bridge_rocketmq_errors_total", "counter",
+               "Failed RocketMQ sends (each attempt), by error class.");
+    for (const auto& [code, count] : figures.rocketmq_errors) {
+        out.sample("outpost_bridge_rocketmq_errors_total", PrometheusText::labels({{"code", code}}),
+                   count);
+    }
+
+    render_latency(out, figures.send_latency);
+
+    out.family("outpost_bridge_mqtt_connected", "gauge",
+               "1 while the MQTT session with this client id is connected.");
+    for (const auto& [client_id, connected] : figures.mqtt_sessions) {
+        out.sample("outpost_bridge_mqtt_connected",
+                   PrometheusText::labels({{"client_id", client_id}}), connected ? 1 : 0);
+    }
+    out.counter("outpost_bridge_mqtt_connects_total", "Successful MQTT connects, all sessions.",
+                figures.mqtt_connects);
+
+    out.gauge("outpost_bridge_holding",
+              "1 while a message is held unacknowledged because RocketMQ fails.",
+              figures.holding ? 1 : 0);
+    out.seconds_gauge("outpost_bridge_held_longest_seconds",
+                      "Longest time one message was held while RocketMQ failed.",
+                      figures.held_ms_max);
+    out.gauge("outpost_bridge_in_hand",
+              "Messages received and not yet forwarded, quarantined or suppressed.",
+              figures.received - figures.settled());
+    return out.text();
+}
+
+}  // namespace outpost::bridge

@@ -1,0 +1,29 @@
+// outpost-bridge's figures for Prometheus (GET /metrics on metrics.listen),
+// in the conventions outpostd follows (common/prometheus_text.h), every
+// family named outpost_bridge_*:
+//   received, redelivered, forwarded, duplicates_suppressed    counters
+//   quarantined_total{reason}        one series per quarantine reason, 0 included
+//   rocketmq_errors_total{code}      failed RocketMQ sends by error class
+//                                    (StatusCode name: unavailable, timeout,
+//                                    outcome_unknown, rejected, ...)
+//   send_latency_seconds             histogram, first send to SEND_OK
+//   mqtt_connected{client_id}        1 per connected MQTT session; several
+//                                    sessions add label values, not families
+//   holding, held_longest_seconds    a message held unacknowledged while
+//                                    RocketMQ fails, and the longest such hold
+//   in_hand                          received and not yet settled (the watchdog's
+//                                    "work pending")
+#ifndef OUTPOST_BRIDGE_METRICS_H
+#define OUTPOST_BRIDGE_METRICS_H
+
+#include <string>
+
+#include "bridge/bridge_stats.h"
+
+namespace outpost::bridge {
+
+std::string render_bridge_metrics(const BridgeFigures& figures);
+
+}  // namespace outpost::bridge
+
+#endif  // OUTPOST_BRIDGE_METRICS_H

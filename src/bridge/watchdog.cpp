@@ -1,0 +1,80 @@
+#include "bridge/watchdog.h"
+
+#include <pthread.h>
+
+#include "bridge/log.h"
+#include "bridge/stall_detector.h"
+
+namespace outpost::bridge {
+namespace {
+
+void notify(const Notifier& notifier, const std::string& message) {
+    if (Status sent = notifier.send(message); !sent.is_ok()) log_warning(sent.message());
+}
+
+}  // namespace
+
+std::string status_summary(const BridgeFigures& figures) {
+    std::string line = "forwarded " + std::to_string(figures.forwarded) + ", quarantined " +
+                       std::to_string(figures.quarantined_total) + ", in hand " +
+                       std::to_string(figures.received - figures.settled());
+    if (figures.holding) line += ", RocketMQ failing";
+    for (const auto& [client_id, connected] : figures.mqtt_sessions) {
+        if (!connected) line += ", MQTT " + client_id + " disconnected";
+    }
+    return line;
+}
+
+Watchdog::Watchdog(const Notifier& notifier, const BridgeStats& stats,
+                   std::chrono::milliseconds stall_limit, std::chrono::milliseconds status_interval)
+    : notifier_(notifier),
+      stats_(stats),
+      stall_limit_(stall_limit),
+      period_(notifier.watchdog_interval().count() > 0
+                  ? std::chrono::duration_cast<std::chrono::milliseconds>(
+                        notifier.watchdog_interval() / 2)
+                  : status_interval) {
+    if (!notifier_.enabled()) return;
+    if (notifier_.watchdog_interval().count() > 0) {
+        log_info("systemd watchdog: checking forwarding every " + std::to_string(period_.count()) +
+                 " ms; stalled after " + std::to_string(stall_limit_.count()) +
+                 " ms without SEND_OK or RocketMQ answer while a message is in hand");
+    }
+    thread_ = std::thread([this] { run(); });
+}
+
+Watchdog::~Watchdog() {
+    if (!thread_.joinable()) return;
+    stop_.request_stop();
+    thread_.join();
+}
+
+void Watchdog::run() {
+    pthread_setname_np(pthread_self(), "watchdog");
+    const bool watching = notifier_.watchdog_interval().count() > 0;
+    StallDetector detector(stall_limit_);
+    bool stalled = false;
+    do {
+        const BridgeFigures figures = stats_.figures();
+        std::string message = "STATUS=" + status_summary(figures);
+        if (watching) {
+            const bool healthy = detector.healthy(
+                {figures.received, figures.settled(), figures.rocketmq_errors_total},
+                std::chrono::steady_clock::now());
+            if (healthy) {
+                if (stalled) log_info("forwarding moves again; WATCHDOG=1 resumed");
+                message += "\nWATCHDOG=1";
+            } else if (!stalled) {
+                log_error(
+                    "forwarding stalled: " + std::to_string(figures.received - figures.settled()) +
+                    " message(s) in hand and neither SEND_OK nor a RocketMQ answer for " +
+                    std::to_string(detector.quiet_for().count()) +
+                    " ms; withholding WATCHDOG=1 so that systemd restarts outpost-bridge");
+            }
+            stalled = !healthy;
+        }
+        notify(notifier_, message);
+    } while (!stop_.wait_for(period_));
+}
+
+}  // namespace outpost::bridge

@@ -1,0 +1,102 @@
+// What a Prometheus scrape of outpost-bridge reads, from BridgeStats with
+// known events: the counters, one series per quarantine reason and per
+// MQTT session, and a histogram whose buckets agree with what was recorded.
+#include "bridge/metrics.h"
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <map>
+#include <sstream>
+#include <string>
+
+#include "bridge/bridge_stats.h"
+
+using namespace outpost::bridge;
+using std::chrono::microseconds;
+
+namespace {
+
+// sample name with labels -> value
+std::map<std::string, double> samples_of(const std::string& text) {
+    std::map<std::string, double> samples;
+    std::stringstream lines(text);
+    for (std::string line; std::getline(lines, line);) {
+        if (line.empty() || line[0] == '#') continue;
+        const size_t space = line.rfind(' ');
+        samples[line.substr(0, space)] = std::stod(line.substr(space + 1));
+    }
+    return samples;
+}
+
+}  // namespace
+
+TEST_CASE("the scrape carries the bridge's counters, by reason, code and session", "[bridge]") {
+    BridgeStats stats;
+    stats.mqtt_connected("bridge-a", true);
+    stats.mqtt_connected("bridge-b", true);
+    stats.mqtt_connected("bridge-b", false);
+    for (int i = 0; i < 3; ++i) {
+        stats.message_received(i == 0);
+        stats.message_forwarded(microseconds(1500));
+    }
+    stats.message_received(false);
+    stats.duplicate_suppressed();
+    stats.message_received(false);
+    stats.message_quarantined(QuarantineReason::kSchemaViolation);
+    stats.rocketmq_error(outpost::StatusCode::kUnavailable);
+    stats.rocketmq_error(outpost::StatusCode::kUnavailable);
+    stats.holding(true, std::chrono::milliseconds(2500));
+    stats.message_received(false);  // held: in hand
+
+    const auto samples = samples_of(render_bridge_metrics(stats.figures()));
+    CHECK(samples.at("outpost_bridge_received_total") == 6);
+    CHECK(samples.at("outpost_bridge_redelivered_total") == 1);
+    CHECK(samples.at("outpost_bridge_forwarded_total") == 3);
+    CHECK(samples.at("outpost_bridge_duplicates_suppressed_total") == 1);
+    CHECK(samples.at("outpost_bridge_quarantined_total{reason=\"schema_violation\"}") == 1);
+    CHECK(samples.at("outpost_bridge_quarantined_total{reason=\"malformed_json\"}") == 0);
+    CHECK(samples.at("outpost_bridge_rocketmq_errors_total{code=\"unavailable\"}") == 2);
+    CHECK(samples.at("outpost_bridge_mqtt_connected{client_id=\"bridge-a\"}") == 1);
+    CHECK(samples.at("outpost_bridge_mqtt_connected{client_id=\"bridge-b\"}") == 0);
+    CHECK(samples.at("outpost_bridge_mqtt_connects_total") == 2);
+    CHECK(samples.at("outpost_bridge_holding") == 1);
+    CHECK(samples.at("outpost_bridge_held_longest_seconds") == 2.5);
+    CHECK(samples.at("outpost_bridge_in_hand") == 1);
+}
+
+TEST_CASE("the send latency histogram is cumulative and places each sample in its bucket",
+          "[bridge]") {
+    BridgeStats stats;
+    for (const int us : {100, 300, 300, 1000, 5000, 20000000}) {
+        stats.message_received(false);
+        stats.message_forwarded(microseconds(us));
+    }
+    const auto samples = samples_of(render_bridge_metrics(stats.figures()));
+    const std::string bucket = "outpost_bridge_send_latency_seconds_bucket";
+    CHECK(samples.at(bucket + "{le=\"0.000128\"}") == 1);  // 100 us
+    CHECK(samples.at(bucket + "{le=\"0.000256\"}") == 1);
+    CHECK(samples.at(bucket + "{le=\"0.000512\"}") == 3);  // + 2 x 300 us
+    CHECK(samples.at(bucket + "{le=\"0.001024\"}") == 4);  // + 1 ms
+    CHECK(samples.at(bucket + "{le=\"0.008192\"}") == 5);  // + 5 ms
+    CHECK(samples.at(bucket + "{le=\"8.388608\"}") == 5);  // 20 s is beyond the last bound
+    CHECK(samples.at(bucket + "{le=\"+Inf\"}") == 6);
+    CHECK(samples.at("outpost_bridge_send_latency_seconds_count") == 6);
+    CHECK(samples.at("outpost_bridge_send_latency_seconds_sum") == Approx(20.0067));
+    double previous = 0;
+    std::stringstream text(render_bridge_metrics(stats.figures()));
+    for (std::string line; std::getline(text, line);) {
+        if (line.rfind(bucket, 0) != 0) continue;
+        const double value = std::stod(line.substr(line.rfind(' ') + 1));
+        INFO(line);
+        CHECK(value >= previous);  // in the order written, never decreasing
+        previous = value;
+    }
+}
+
+TEST_CASE("a client id with quotes or backslashes is escaped in its label", "[bridge]") {
+    BridgeStats stats;
+    stats.mqtt_connected("odd\"id\\x", true);
+    const std::string text = render_bridge_metrics(stats.figures());
+    CHECK(text.find("outpost_bridge_mqtt_connected{client_id=\"odd\\\"id\\\\x\"} 1") !=
+          std::string::npos);
+}
