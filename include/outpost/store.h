@@ -54,6 +54,7 @@ public:
 struct StoreStats {
     int64_t pending = 0;          // outbox rows not yet SENT (whole database)
     int64_t sent = 0;             // SENT rows still kept
+    int64_t confirmed = 0;        // of those, confirmed by a receipt (issue 11)
     int64_t dead = 0;             // DEAD rows awaiting an operator
     int64_t oldest_pending_id = 0;  // 0 when nothing is pending
     // The oldest pending event has waited at least this long (ms), counted
@@ -79,7 +80,7 @@ struct OpenReport {
     int from_version = 0;          // schema version found (0 = new)
     int to_version = 0;            // schema version now
     std::string moved_aside_path;  // set if a corrupt database was moved aside
-    std::string corruption_detail; // what the check found, if anything
+    std::string corruption_detail;  // what the check found, if anything
 };
 
 class Store final {
