@@ -73,7 +73,7 @@ std::string BridgeStats::to_json_line() const {
     for (const auto& [reason, count] : quarantined_) quarantined[reason] = count;
     nlohmann::json errors = {{"total", errors_total_}};
     for (const auto& [code, count] : errors_) errors[code] = count;
-    const nlohmann::json line = {
+    nlohmann::json line = {
         {"ts_ms", std::chrono::duration_cast<std::chrono::milliseconds>(
                       std::chrono::system_clock::now().time_since_epoch())
                       .count()},
@@ -92,6 +92,16 @@ std::string BridgeStats::to_json_line() const {
          {{"count", latency_.count()},
           {"p50", round_to_hundredths(latency_.percentile_us(0.50) / 1000.0)},
           {"p99", round_to_hundredths(latency_.percentile_us(0.99) / 1000.0)}}}};
+    if (receipt_source_) {  // receipts (issue 11)
+        const ReceiptFigures figures = receipt_source_();
+        line["receipts"] = {{"ids_offered", figures.ids_offered},
+                            {"ids_sent", figures.ids_sent},
+                            {"ids_dropped", figures.ids_dropped},
+                            {"messages_sent", figures.messages_sent},
+                            {"messages_failed", figures.messages_failed},
+                            {"acked", figures.acked},
+                            {"ack_failed", figures.ack_failed}};
+    }
     // Replace, not throw, should a string ever hold invalid UTF-8.
     return line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }

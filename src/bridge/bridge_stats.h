@@ -7,13 +7,17 @@
 //    "quarantined":{"total":8,"schema_violation":5,...},
 //    "rocketmq_errors":{"total":4,"unavailable":3,"timeout":1},
 //    "holding":false, "held_ms_max":1234,
-//    "send_latency_ms":{"count":118,"p50":1.7,"p99":9.5}}
+//    "send_latency_ms":{"count":118,"p50":1.7,"p99":9.5},
+//    "receipts":{"ids_offered":110,"ids_sent":110,"ids_dropped":0,
+//                "messages_sent":3,"messages_failed":0,"acked":3,"ack_failed":0}}
+// "receipts" appears only when receipts are on (issue 11).
 // "holding" is true while a message waits inside the callback for RocketMQ.
 #ifndef OUTPOST_BRIDGE_BRIDGE_STATS_H
 #define OUTPOST_BRIDGE_BRIDGE_STATS_H
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -37,6 +41,16 @@ class BridgeStats final {
     void holding(bool held, std::chrono::milliseconds held_for);
     void mqtt_connected(bool connected);
 
+    // Receipts (issue 11): where to read the receipt figures for the JSON
+    // line. Set once, before the status reporter starts.
+    struct ReceiptFigures {
+        std::int64_t ids_offered = 0, ids_sent = 0, ids_dropped = 0;
+        std::int64_t messages_sent = 0, messages_failed = 0, acked = 0, ack_failed = 0;
+    };
+    void set_receipt_source(std::function<ReceiptFigures()> source) {
+        receipt_source_ = std::move(source);
+    }
+
     std::uint64_t forwarded() const;
     std::uint64_t quarantined() const;
 
@@ -59,6 +73,7 @@ class BridgeStats final {
     bool connected_ = false;                            // guarded by mutex_
     std::uint64_t connects_ = 0;                        // guarded by mutex_
     LatencyHistogram latency_;                          // guarded by mutex_
+    std::function<ReceiptFigures()> receipt_source_;    // set before readers start
 };
 
 }  // namespace outpost::bridge

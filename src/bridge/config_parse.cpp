@@ -6,6 +6,7 @@
 #include "bridge/tag_template.h"
 #include "bridge/topic_filter.h"
 #include "common/json_object_reader.h"
+#include "common/receipt_contract.h"
 #include "common/text_checks.h"
 #include "rocketmq/validation.h"
 
@@ -166,6 +167,15 @@ void read_status(JsonObjectReader& in, StatusConfig& status) {
     in.read_bool("log_to_stderr", status.log_to_stderr);
 }
 
+// receipts (issue 11)
+void read_receipts(JsonObjectReader& in, ReceiptsConfig& receipts) {
+    in.read_bool("enabled", receipts.enabled);
+    in.read_integer("max_ids", receipts.max_ids, 1,
+                    static_cast<std::int64_t>(receipt::kMaxReceiptIds));
+    in.read_integer("flush_ms", receipts.flush_ms, 1, 60000);
+    in.read_integer("max_queued", receipts.max_queued, 1, 10000000);
+}
+
 }  // namespace
 
 Result<BridgeConfig> parse_bridge_config(const std::string& json_text) {
@@ -190,6 +200,8 @@ Result<BridgeConfig> parse_bridge_config(const std::string& json_text) {
                         [&](JsonObjectReader& in) { read_identity(in, config.identity); });
         top.read_integer("dedupe_capacity", config.dedupe_capacity, 0, 10000000);
         top.read_object("status", false, [&](JsonObjectReader& in) { read_status(in, config.status); });
+        top.read_object("receipts", false,  // receipts (issue 11)
+                        [&](JsonObjectReader& in) { read_receipts(in, config.receipts); });
         top.report_unknown_fields();
     }
     if (!errors.empty()) {
