@@ -152,6 +152,9 @@ class Publisher::Impl final {
     std::unordered_map<uint64_t, std::string> republishing_;
     uint64_t next_republish_tag_ = 1;
     int64_t unconfirmed_cursor_ = 0;  // where the next look for untracked rows starts
+    // No republish is due before this (boot ms); kNever: none is.
+    static constexpr int64_t kNever = INT64_MAX;
+    int64_t republish_check_at_ = kNever;
 
     mutable std::mutex shared_mutex_;
     PublisherStatus shared_;  // guarded by shared_mutex_

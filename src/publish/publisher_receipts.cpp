@@ -38,6 +38,8 @@ constexpr uint64_t kRepublishTag = uint64_t{1} << 63;
 constexpr std::chrono::milliseconds kSubscribeTimeout{2000};
 // Unconfirmed rows read per look when the store holds more than we track.
 constexpr int kTrackRows = 256;
+// When the window has no room for a due republish, look again after this.
+constexpr int64_t kNoRoomPauseMs = 50;
 
 }  // namespace
 
@@ -95,6 +97,7 @@ void Publisher::Impl::await_receipt(const store::OutboxRow& row, int64_t now) {
     entry.id = row.id;
     if (entry.since_ms == 0) entry.since_ms = now;
     entry.due_ms = now + receipt_backoff_.delay(entry.republishes + 1).count();
+    republish_check_at_ = std::min(republish_check_at_, entry.due_ms);
 }
 
 bool Publisher::Impl::republish_outcome(const publish::PublishOutcome& outcome, int64_t now) {
@@ -110,6 +113,7 @@ bool Publisher::Impl::republish_outcome(const publish::PublishOutcome& outcome, 
     // Acked or not, the next look is a backoff away (R4); a refusal counts
     // no attempt (R3): the row was delivered once already.
     entry.due_ms = now + receipt_backoff_.delay(entry.republishes + 1).count();
+    republish_check_at_ = std::min(republish_check_at_, entry.due_ms);
     if (outcome.kind == publish::PublishOutcome::Kind::kRefused) {
         live_.last_error = "republish of " + event_id + " refused: " + outcome.reason;
     }
@@ -117,10 +121,18 @@ bool Publisher::Impl::republish_outcome(const publish::PublishOutcome& outcome, 
 }
 
 void Publisher::Impl::republish_due(int64_t now) {
-    if (!options_.receipts || !connected_ || stopping_) return;
+    // The set is walked only when something is due (republish_check_at_),
+    // not on every round of the loop.
+    if (!options_.receipts || !connected_ || stopping_ || now < republish_check_at_) return;
     std::vector<std::string> due;
+    republish_check_at_ = kNever;
     for (const auto& [event_id, entry] : awaiting_) {
-        if (entry.tag == 0 && entry.due_ms <= now) due.push_back(event_id);
+        if (entry.tag != 0) continue;
+        if (entry.due_ms <= now) {
+            due.push_back(event_id);
+        } else {
+            republish_check_at_ = std::min(republish_check_at_, entry.due_ms);
+        }
     }
     // Oldest rows first.
     std::sort(due.begin(), due.end(), [&](const std::string& a, const std::string& b) {
@@ -129,6 +141,8 @@ void Publisher::Impl::republish_due(int64_t now) {
     for (const std::string& event_id : due) {
         if (window_.in_flight() + static_cast<int64_t>(republishing_.size()) >=
             window_.capacity()) {
+            // No room now: look again shortly (outcomes free room meanwhile).
+            republish_check_at_ = std::min(republish_check_at_, now + kNoRoomPauseMs);
             return;
         }
         auto row = store::find_event(*reader_, event_id);
@@ -152,6 +166,7 @@ void Publisher::Impl::republish_due(int64_t now) {
             live_.last_error = "republish of " + event_id + ": " + status.to_string();
             Awaiting& entry = awaiting_.at(event_id);
             entry.due_ms = now + receipt_backoff_.delay(entry.republishes + 1).count();
+            republish_check_at_ = std::min(republish_check_at_, entry.due_ms);
             continue;
         }
         Awaiting& entry = awaiting_.at(event_id);
@@ -169,6 +184,7 @@ void Publisher::Impl::abandon_republishes(int64_t now) {
         if (found == awaiting_.end()) continue;
         found->second.tag = 0;
         found->second.due_ms = now;  // no verdict: try again once connected
+        republish_check_at_ = now;
     }
     republishing_.clear();
 }
@@ -177,6 +193,7 @@ void Publisher::Impl::forget_receipts() {
     awaiting_.clear();
     republishing_.clear();
     unconfirmed_cursor_ = 0;
+    republish_check_at_ = kNever;
 }
 
 void Publisher::Impl::track_unconfirmed(int64_t now, int64_t unconfirmed_in_store) {
@@ -216,11 +233,8 @@ bool Publisher::Impl::room_for_new_rows() const {
 }
 
 std::optional<int64_t> Publisher::Impl::next_republish() const {
-    std::optional<int64_t> next;
-    for (const auto& [event_id, entry] : awaiting_) {
-        if (entry.tag == 0 && (!next || entry.due_ms < *next)) next = entry.due_ms;
-    }
-    return next;
+    if (!options_.receipts || !connected_ || republish_check_at_ == kNever) return std::nullopt;
+    return republish_check_at_;
 }
 
 }  // namespace outpost
