@@ -24,13 +24,17 @@ namespace outpost::testing {
 class ReceiptGateway final {
   public:
     ReceiptGateway(const TempDir& dir, const Mosquitto& broker, const std::string& gateway_id,
-                   int64_t timeout_ms) {
+                   int64_t timeout_ms, const std::string& password = "") {
         StoreOptions options;
         options.gateway_id = gateway_id;
         store_ = open_store(dir.file(gateway_id + ".db"), options);
         PublisherOptions publisher;
         publisher.broker_uri = broker.uri();
         publisher.client_id = gateway_id + "-" + run_id();
+        if (!password.empty()) {  // the broker knows the gateway by its id
+            publisher.username = gateway_id;
+            publisher.password = password;
+        }
         publisher.reconnect_initial = std::chrono::milliseconds(100);
         publisher.reconnect_max = std::chrono::milliseconds(500);
         publisher.receipts = true;
