@@ -58,6 +58,15 @@ struct PublisherStatus {
     uint64_t reconnects = 0;  // successful connects after the first
     uint64_t connect_failures = 0;
     uint64_t rescans = 0;  // safety-net scans from the first row
+    // Receipts (PublisherOptions::receipts; all zero, and the age -1, when off):
+    uint64_t confirmed = 0;           // rows this publisher moved SENT -> confirmed
+    int64_t awaiting_receipt = 0;     // SENT rows without a receipt (whole database)
+    uint64_t republished = 0;         // publishes again of SENT rows whose receipt timed out
+    uint64_t receipts_ignored = 0;    // receipt ids unknown, already confirmed or not SENT
+    uint64_t receipts_malformed = 0;  // receipt messages that did not parse
+    // Boot-clock age of the oldest SENT row this publisher waits a receipt
+    // for (since its PUBACK, or since this lease found it), -1 when none.
+    int64_t oldest_unconfirmed_age_ms = -1;
     // Rounds of the publisher loop so far. While the thread is healthy it
     // advances at least once a second (more often with the lease), also
     // while it waits for the lease or a reconnect; a connection attempt can

@@ -128,6 +128,16 @@ std::string BridgeStats::to_json_line() const {
           {"p99", round_to_hundredths(latency.percentile_us(0.99) / 1000.0)}}},
         {"mqtt_sessions", sessions}};
     if (!now.rocketmq_refused.empty()) line["rocketmq_refused"] = now.rocketmq_refused;
+    if (receipt_source_) {  // receipts (issue 11)
+        const ReceiptFigures receipts = receipt_source_();
+        line["receipts"] = {{"ids_offered", receipts.ids_offered},
+                            {"ids_sent", receipts.ids_sent},
+                            {"ids_dropped", receipts.ids_dropped},
+                            {"messages_sent", receipts.messages_sent},
+                            {"messages_failed", receipts.messages_failed},
+                            {"acked", receipts.acked},
+                            {"ack_failed", receipts.ack_failed}};
+    }
     // Replace, not throw, should a string ever hold invalid UTF-8.
     return line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }

@@ -9,7 +9,10 @@
 //    "holding":false, "held_ms_max":1234,
 //    "send_latency_ms":{"count":118,"p50":1.7,"p99":9.5},
 //    "mqtt_sessions":{"outpost-bridge-1":true},
+//    "receipts":{"ids_offered":110,"ids_sent":110,"ids_dropped":0,
+//                "messages_sent":3,"messages_failed":0,"acked":3,"ack_failed":0},
 //    "rocketmq_refused":"..."}   (only once RocketMQ refused our identity)
+// "receipts" appears only when receipts are on (issue 11).
 // "holding" is true while a message waits inside the callback for RocketMQ.
 // "mqtt_connected" is true while every MQTT session is connected;
 // "mqtt_sessions" tells them apart by client id.
@@ -18,6 +21,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -68,6 +72,16 @@ class BridgeStats final {
     // One MQTT session (by its client id) connected or lost.
     void mqtt_connected(const std::string& client_id, bool connected);
 
+    // Receipts (issue 11): where to read the receipt figures for the JSON
+    // line. Set once, before the status reporter starts.
+    struct ReceiptFigures {
+        std::int64_t ids_offered = 0, ids_sent = 0, ids_dropped = 0;
+        std::int64_t messages_sent = 0, messages_failed = 0, acked = 0, ack_failed = 0;
+    };
+    void set_receipt_source(std::function<ReceiptFigures()> source) {
+        receipt_source_ = std::move(source);
+    }
+
     std::uint64_t forwarded() const;
     std::uint64_t quarantined() const;
     BridgeFigures figures() const;
@@ -92,6 +106,7 @@ class BridgeStats final {
     std::map<std::string, bool> sessions_;              // guarded by mutex_
     std::uint64_t connects_ = 0;                        // guarded by mutex_
     LatencyHistogram latency_;                          // guarded by mutex_
+    std::function<ReceiptFigures()> receipt_source_;    // set before readers start
 };
 
 }  // namespace outpost::bridge

@@ -133,6 +133,19 @@ struct MetricsConfig {
     std::string listen;
     // Binding anything but loopback must be asked for explicitly.
     bool allow_non_loopback = false;
+// Receipts (issue 11): after SEND_OK, or for a duplicate this instance
+// already forwarded, the eventId goes back to the gateway it came from on
+// "<its prefix>/receipt" (common/receipt_contract.h), batched, QoS 1, over a
+// connection of its own (receipt_sender.h). Best effort: a receipt that
+// cannot be sent is counted and dropped, and forwarding never waits for it.
+struct ReceiptsConfig {
+    // On by default: a gateway that does not read receipts loses nothing
+    // (the broker drops a publish nobody subscribed to). Needs the broker ACL
+    // to let the bridge write outpost/+/receipt.
+    bool enabled = true;
+    std::size_t max_ids = 100;        // ids per receipt message (1..1000)
+    int flush_ms = 100;               // the longest an id waits for its batch
+    std::size_t max_queued = 100000;  // ids waiting in all; beyond: dropped, counted
 };
 
 struct BridgeConfig {
@@ -145,6 +158,7 @@ struct BridgeConfig {
     std::size_t dedupe_capacity = 100000;  // eventIds remembered after SEND_OK
     StatusConfig status;
     MetricsConfig metrics;
+    ReceiptsConfig receipts;  // receipts (issue 11)
 };
 
 // Parses and validates a configuration document. Fails with

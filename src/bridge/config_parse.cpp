@@ -7,6 +7,7 @@
 #include "bridge/topic_filter.h"
 #include "common/json_object_reader.h"
 #include "common/listen_address.h"
+#include "common/receipt_contract.h"
 #include "common/text_checks.h"
 #include "rocketmq/validation.h"
 
@@ -211,6 +212,15 @@ void read_metrics(JsonObjectReader& in, MetricsConfig& metrics) {
     if (!address.is_ok()) in.error("listen", address.status().message());
 }
 
+// receipts (issue 11)
+void read_receipts(JsonObjectReader& in, ReceiptsConfig& receipts) {
+    in.read_bool("enabled", receipts.enabled);
+    in.read_integer("max_ids", receipts.max_ids, 1,
+                    static_cast<std::int64_t>(receipt::kMaxReceiptIds));
+    in.read_integer("flush_ms", receipts.flush_ms, 1, 60000);
+    in.read_integer("max_queued", receipts.max_queued, 1, 10000000);
+}
+
 }  // namespace
 
 std::string session_client_id(const std::string& base, int index) {
@@ -243,6 +253,8 @@ Result<BridgeConfig> parse_bridge_config(const std::string& json_text) {
                         [&](JsonObjectReader& in) { read_status(in, config.status); });
         top.read_object("metrics", false,
                         [&](JsonObjectReader& in) { read_metrics(in, config.metrics); });
+        top.read_object("receipts", false,  // receipts (issue 11)
+                        [&](JsonObjectReader& in) { read_receipts(in, config.receipts); });
         top.report_unknown_fields();
     }
     if (!errors.empty()) {

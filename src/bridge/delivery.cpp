@@ -10,6 +10,7 @@
 #include "bridge/topic_filter.h"
 #include "common/backoff.h"
 #include "common/fault_point.h"
+#include "common/receipt_contract.h"
 
 namespace outpost::bridge {
 namespace {
@@ -77,6 +78,7 @@ Verdict Delivery::deliver(const InboundMessage& message) {
     const CheckedEnvelope& envelope = std::get<CheckedEnvelope>(checked);
     if (std::lock_guard<std::mutex> lock(mutex_); recent_.contains(envelope.event_id)) {
         stats_.duplicate_suppressed();
+        confirm(message.topic, envelope.event_id);  // receipts (issue 11)
         return Verdict::kDuplicate;
     }
     const Route* route = route_for(message.topic);
@@ -105,6 +107,7 @@ Verdict Delivery::deliver(const InboundMessage& message) {
                 std::lock_guard<std::mutex> lock(mutex_);
                 recent_.insert(envelope.event_id);
             }
+            confirm(message.topic, envelope.event_id);  // receipts (issue 11)
             return Verdict::kForwarded;
         case SendEnd::kStopped:
             return Verdict::kStopped;
@@ -173,6 +176,17 @@ Delivery::SendEnd Delivery::hold_until_stop(const Status& refusal, std::chrono::
     while (!stop_.wait_for(std::chrono::hours(1))) {
     }
     return SendEnd::kStopped;
+}
+
+// Receipts (issue 11): only after SEND_OK or for an id this instance stored,
+// and only to the prefix of the gateway the topic names (check_inbound made
+// sure the envelope's gatewayId is that level). Never blocks: the batcher
+// queues and its own thread sends.
+void Delivery::confirm(const std::string& topic, const std::string& event_id) {
+    if (receipts_ == nullptr) return;
+    if (auto receipt_topic = receipt::topic_for_event(topic, config_.identity.gateway_level)) {
+        receipts_->offer(*receipt_topic, event_id);
+    }
 }
 
 bool Delivery::pace() {

@@ -27,6 +27,7 @@
 #include "bridge/inbound_message.h"
 #include "bridge/message_sink.h"
 #include "bridge/quarantine_reason.h"
+#include "bridge/receipt_batcher.h"
 #include "bridge/recent_event_ids.h"
 #include "bridge/stop_signal.h"
 #include "bridge/tag_template.h"
@@ -56,6 +57,11 @@ class Delivery final {
 
     Verdict deliver(const InboundMessage& message);
 
+    // Receipts (issue 11): from now on every kForwarded and kDuplicate
+    // verdict offers the eventId to `receipts` for the receipt topic of the
+    // gateway the message came from. Borrowed; must outlive the Delivery.
+    void attach_receipts(ReceiptBatcher& receipts) { receipts_ = &receipts; }
+
   private:
     struct Route {
         std::string mqtt_filter;
@@ -77,6 +83,8 @@ class Delivery final {
     // Waits for the next forwarding slot under limits.max_messages_per_s;
     // false when a stop was requested meanwhile.
     bool pace();
+    // Offers a receipt for `event_id`, which arrived on `topic` (issue 11).
+    void confirm(const std::string& topic, const std::string& event_id);
 
     const BridgeConfig config_;
     const std::vector<Route> routes_;
@@ -86,6 +94,7 @@ class Delivery final {
     std::mutex mutex_;                                 // never held while sending or waiting
     RecentEventIds recent_;                            // guarded by mutex_
     std::chrono::steady_clock::time_point next_slot_;  // guarded by mutex_
+    ReceiptBatcher* receipts_ = nullptr;  // receipts (issue 11); null: off; offer() is thread-safe
 };
 
 }  // namespace outpost::bridge

@@ -24,6 +24,8 @@
 #include "bridge/metrics.h"
 #include "bridge/mqtt_session.h"
 #include "bridge/rocketmq_security.h"
+#include "bridge/receipt_batcher.h"
+#include "bridge/receipt_sender.h"
 #include "bridge/rocketmq_sink.h"
 #include "bridge/session_group.h"
 #include "bridge/stall_detector.h"
@@ -99,8 +101,18 @@ configuration (defaults shown; fields marked * are required):
   "identity": {"gateway_level": 1, "device_level": 3, "user_property": ""},
   "dedupe_capacity": 100000,
   "status": {"file": "", "interval_ms": 10000, "log_to_stderr": true},
-  "metrics": {"listen": "", "allow_non_loopback": false}
+  "metrics": {"listen": "", "allow_non_loopback": false},
+  "receipts": {"enabled": true, "max_ids": 100, "flush_ms": 100,
+               "max_queued": 100000}
 }
+
+receipts: after SEND_OK (or for a duplicate this instance stored) the
+eventId goes back to its gateway on "<prefix>/<gatewayId>/receipt" (QoS 1,
+{"v":1,"eventIds":[...]}, up to max_ids per message, flushed within
+flush_ms), over a second connection "<client_id>-receipts". Best effort:
+never delays forwarding; what cannot be sent is counted and dropped, and
+the gateway publishes it again. Broker ACL for the bridge:
+"topic write outpost/+/receipt".
 
 identity: the envelope's gatewayId must equal topic level gateway_level
 (deviceId: device_level, -1 = no check). With the broker ACL
@@ -192,6 +204,26 @@ int run_bridge(const BridgeConfig& config) {
     if (!sessions.is_ok()) {
         log_error(sessions.status().to_string());
         return kExitUsage;
+    }
+    // Receipts (issue 11): their own connection and thread; see receipt_sender.h.
+    std::unique_ptr<MqttReceiptSender> receipt_sender;
+    std::unique_ptr<ReceiptBatcher> receipts;
+    if (config.receipts.enabled) {
+        auto sender = make_receipt_sender(config.mqtt);
+        if (!sender.is_ok()) {
+            log_error(sender.status().to_string());
+            return kExitUsage;
+        }
+        receipt_sender = std::move(sender).value();
+        receipts = std::make_unique<ReceiptBatcher>(config.receipts, *receipt_sender);
+        (*delivery)->attach_receipts(*receipts);
+        stats.set_receipt_source([&receipts, &receipt_sender] {
+            const ReceiptCounts counts = receipts->counts();
+            const ReceiptAcks acks = receipt_sender->acks();
+            return BridgeStats::ReceiptFigures{
+                counts.ids_offered,     counts.ids_sent, counts.ids_dropped, counts.messages_sent,
+                counts.messages_failed, acks.acked,      acks.failed};
+        });
     }
     StatusReporter reporter(config.status, stats);
     std::unique_ptr<outpost::MetricsServer> metrics;

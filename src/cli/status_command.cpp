@@ -62,7 +62,8 @@ void print_store_status(std::ostream& out, const StoreStatus& status) {
                                                   static_cast<double>(stats.quota_bytes);
     out << "gateway:        " << status.gateway_id << "\n"
         << "pending:        " << stats.pending << "\n"
-        << "sent:           " << stats.sent << "\n"
+        << "sent:           " << stats.sent << " (confirmed " << stats.confirmed
+        << ", awaiting receipt " << stats.sent - stats.confirmed << ")\n"
         << "dead:           " << stats.dead << "\n"
         << "oldest pending: "
         << (stats.oldest_pending_id == 0

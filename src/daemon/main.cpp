@@ -60,7 +60,10 @@ defaults; unknown fields are errors):
     "reconnect_initial_ms": 500, "reconnect_max_ms": 60000,
     "lease_retry_ms": 250, "poll_interval_ms": 25, "rescan_interval_ms": 5000,
     "purge_interval_ms": 10000, "mark_batch": 64, "mark_delay_ms": 2,
-    "drain_timeout_ms": 5000                 SIGTERM waits this for PUBACKs
+    "drain_timeout_ms": 5000,                SIGTERM waits this for PUBACKs
+    "receipts": false,                       true: wait for outpost-bridge receipts
+    "receipt_timeout_ms": 30000, "receipt_timeout_max_ms": 600000,
+    "max_unconfirmed": 1000                  published, not yet confirmed
   },
   "telemetry": {                             absent = no telemetry lane
     "client_id": "",                         "" = outpost-<gateway_id>-telemetry
@@ -102,6 +105,8 @@ metrics: GET /metrics (Prometheus text format): outpost_backlog,
 outpost_oldest_pending_age_seconds, outpost_in_flight, outpost_dead,
 outpost_events_{sent,refused,dead,published,recorded}_total,
 outpost_broker_connected, outpost_broker_reconnects_total,
+outpost_events_{confirmed,republished}_total, outpost_awaiting_receipt,
+outpost_oldest_unconfirmed_age_seconds, outpost_receipts_{ignored,malformed}_total,
 outpost_lease_epoch, outpost_commit_to_ack_p99_seconds,
 outpost_telemetry_{offered,published}_total,
 outpost_telemetry_dropped_total{reason=...}, outpost_ingest_*_total,

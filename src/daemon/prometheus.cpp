@@ -28,6 +28,22 @@ void render_publisher(PrometheusText& out, const PublisherStatus& publisher) {
                 publisher.published);
     out.counter("outpost_events_sent_total", "Alarm events marked SENT after a successful PUBACK.",
                 publisher.sent);
+    // Receipts (issue 11); zero (the age absent) while they are off.
+    out.counter("outpost_events_confirmed_total",
+                "Alarm events a bridge receipt confirmed stored in RocketMQ.", publisher.confirmed);
+    out.gauge("outpost_awaiting_receipt", "SENT alarm events without a receipt yet.",
+              publisher.awaiting_receipt);
+    out.counter("outpost_events_republished_total",
+                "SENT alarm events published again because no receipt came in time.",
+                publisher.republished);
+    out.seconds_gauge("outpost_oldest_unconfirmed_age_seconds",
+                      "Age of the oldest SENT alarm event awaiting its receipt (absent when none).",
+                      publisher.oldest_unconfirmed_age_ms);
+    out.counter("outpost_receipts_ignored_total",
+                "Receipt eventIds unknown, already confirmed or not SENT.",
+                publisher.receipts_ignored);
+    out.counter("outpost_receipts_malformed_total", "Receipt messages that did not parse.",
+                publisher.receipts_malformed);
     out.counter("outpost_events_refused_total",
                 "Message-level refusals (PUBACK reason >= 0x80, too large).", publisher.refused);
     out.counter("outpost_events_dead_total", "Alarm events this daemon moved to DEAD.",

@@ -5,6 +5,8 @@ namespace outpost::ingest {
 nlohmann::json store_stats_json(const StoreStats& stats) {
     return {{"pending", stats.pending},
             {"sent", stats.sent},
+            {"confirmed", stats.confirmed},
+            {"awaiting_receipt", stats.sent - stats.confirmed},
             {"dead", stats.dead},
             {"oldest_pending_id", stats.oldest_pending_id},
             {"oldest_pending_age_ms", stats.oldest_pending_age_ms},

@@ -37,6 +37,14 @@ void Inbox::post_marks(MarkReport report) {
     posted_.notify_one();
 }
 
+void Inbox::post_confirms(ConfirmReport report) {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        mail_.confirms.push_back(std::move(report));
+    }
+    posted_.notify_one();
+}
+
 Mail Inbox::wait(std::chrono::milliseconds timeout) {
     std::unique_lock<std::mutex> lock(mutex_);
     if (mail_.empty() && timeout.count() > 0) {

@@ -1,9 +1,9 @@
 // Everything that can wake the publisher thread, in one place: commits
-// (from the store's commit listener), publish results and connection loss
-// (from the MQTT client's thread), finished SENT marks (from the marker
-// thread) and a stop request. Producers post and return at once; the
-// publisher thread takes everything in one go. Events keep their order, so
-// a PUBACK that arrived before a connection loss is processed before it.
+// (from the store's commit listener), publish results, incoming receipts
+// and connection loss (from the MQTT client's thread), finished SENT marks
+// and receipt confirmations (from the marker thread) and a stop request. Producers post and return
+// at once; the publisher thread takes everything in one go. Events keep their order, so a PUBACK
+// that arrived before a connection loss is processed before it.
 #ifndef OUTPOST_PUBLISH_INBOX_H
 #define OUTPOST_PUBLISH_INBOX_H
 
@@ -32,10 +32,20 @@ struct PublishOutcome {
 };
 
 struct LinkEvent {
-    enum class Kind { kOutcome, kConnectionLost };
+    enum class Kind { kOutcome, kConnectionLost, kMessage };
     Kind kind = Kind::kOutcome;
     PublishOutcome outcome;  // kOutcome
     std::string cause;       // kConnectionLost
+    std::string topic;       // kMessage: a message on a subscribed topic
+    std::string payload;     // kMessage
+};
+
+// One receipt applied to the database (or not: status), id by id.
+struct ConfirmReport {
+    std::vector<std::string> confirmed;  // SENT -> confirmed now
+    std::vector<std::string> settled;    // already confirmed: nothing left to wait for
+    int64_t ignored = 0;                 // unknown, already confirmed or not SENT
+    Status status;
 };
 
 // A batch of SENT marks that reached the database (or failed to).
@@ -50,7 +60,10 @@ struct Mail {
     bool stop = false;
     std::vector<LinkEvent> link_events;
     std::vector<MarkReport> marks;
-    bool empty() const { return !committed && !stop && link_events.empty() && marks.empty(); }
+    std::vector<ConfirmReport> confirms;
+    bool empty() const {
+        return !committed && !stop && link_events.empty() && marks.empty() && confirms.empty();
+    }
 };
 
 // Thread-safe.
@@ -60,6 +73,7 @@ class Inbox final {
     void post_stop();
     void post_link_event(LinkEvent event);
     void post_marks(MarkReport report);
+    void post_confirms(ConfirmReport report);
 
     // Waits until something was posted or `timeout` passed (measured on the
     // steady clock), then returns and clears everything posted.

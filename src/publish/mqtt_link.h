@@ -17,6 +17,8 @@
 //  L3. Nothing is posted after the link was destroyed.
 //  L4. Nothing is buffered while disconnected: publish() then fails with
 //      kUnavailable and no outcome follows.
+//  L5. A message on a topic subscribe()d in this connection is posted as a
+//      kMessage link event, in the order it arrived (receipts, issue 11).
 #ifndef OUTPOST_PUBLISH_MQTT_LINK_H
 #define OUTPOST_PUBLISH_MQTT_LINK_H
 
@@ -67,6 +69,12 @@ class MqttLink {
     // kTimeout.
     virtual Status publish_retained(const std::string& topic, const std::string& payload,
                                     std::chrono::milliseconds timeout) = 0;
+
+    // Subscribes QoS 1 to `topic` on the current connection (clean start:
+    // a reconnect must subscribe again) and waits for SUBACK up to
+    // `timeout`. Errors: kUnavailable, kRejected (SUBACK reason, e.g. the
+    // ACL refused), kTimeout.
+    virtual Status subscribe(const std::string& topic, std::chrono::milliseconds timeout) = 0;
 
     // Clean DISCONNECT (the broker then drops the will), waiting up to
     // `timeout`. Safe to call when not connected.

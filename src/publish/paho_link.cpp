@@ -76,6 +76,15 @@ class PahoLink final : public MqttLink {
              std::unique_ptr<mqtt::async_client> client)
         : settings_(settings), inbox_(inbox), listener_(inbox, clock), client_(std::move(client)) {
         paho::on_connection_end(*client_, [this](std::string cause) { lost(std::move(cause)); });
+        // Registered before connect() (paho deadlocks if handlers change
+        // while it calls them). L5: receipts, in arrival order.
+        client_->set_message_callback([this](mqtt::const_message_ptr message) {
+            LinkEvent event;
+            event.kind = LinkEvent::Kind::kMessage;
+            event.topic = message->get_topic();
+            event.payload = message->get_payload_str();
+            inbox_.post_link_event(std::move(event));
+        });
     }
 
     ~PahoLink() override {
@@ -126,6 +135,31 @@ class PahoLink final : public MqttLink {
                                      "publishing to " + topic + ": " + paho::describe(error));
             }
             return publish_error(error, topic);
+        }
+    }
+
+    Status subscribe(const std::string& topic, std::chrono::milliseconds timeout) override {
+        try {
+            mqtt::token_ptr token = client_->subscribe(topic, 1);
+            if (!token->wait_for(timeout)) {
+                return Status::error(StatusCode::kTimeout, "no SUBACK for " + topic);
+            }
+            // By value: get_subscribe_response() returns a temporary.
+            const mqtt::subscribe_response response = token->get_subscribe_response();
+            for (mqtt::ReasonCode reason : response.get_reason_codes()) {
+                if (reason >= 0x80) {
+                    return Status::error(StatusCode::kRejected, "subscribing to " + topic + ": " +
+                                                                    paho::describe_reason(reason));
+                }
+            }
+            return Status::ok();
+        } catch (const mqtt::exception& error) {
+            if (error.get_reason_code() >= 0x80) {
+                return Status::error(StatusCode::kRejected,
+                                     "subscribing to " + topic + ": " + paho::describe(error));
+            }
+            return Status::error(StatusCode::kUnavailable,
+                                 "subscribing to " + topic + ": " + paho::describe(error));
         }
     }
 

@@ -18,6 +18,16 @@ Status check_options(const PublisherOptions& options) {
     if (options.max_in_flight < 1) return invalid("max_in_flight must be at least 1");
     if (options.max_attempts < 1) return invalid("max_attempts must be at least 1");
     if (options.mark_batch < 1) return invalid("mark_batch must be at least 1");
+    if (options.receipts) {
+        if (options.receipt_timeout.count() <= 0)
+            return invalid("receipt_timeout must be positive");
+        if (options.receipt_timeout_max < options.receipt_timeout) {
+            return invalid("receipt_timeout_max < receipt_timeout");
+        }
+        if (options.max_unconfirmed < options.max_in_flight) {
+            return invalid("max_unconfirmed must be at least max_in_flight");
+        }
+    }
     using std::chrono::milliseconds;
     for (auto [name, value] :
          {std::pair<const char*, milliseconds>{"retry_initial", options.retry_initial},

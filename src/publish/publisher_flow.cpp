@@ -32,7 +32,7 @@ void Publisher::Impl::fill_window(int64_t now) {
             window_.retry(std::move(row), now);  // the connection went meanwhile
         }
     }
-    while (connected_ && !window_.full()) {
+    while (connected_ && room_for_new_rows()) {
         if (ready_.empty() && !refill_ready()) return;
         store::OutboxRow row = std::move(ready_.front());
         ready_.pop_front();
@@ -96,6 +96,7 @@ void Publisher::Impl::start_publish(store::OutboxRow row, int64_t now, bool retr
 }
 
 void Publisher::Impl::on_outcome(const publish::PublishOutcome& outcome, int64_t now) {
+    if (republish_outcome(outcome, now)) return;  // receipts (issue 11)
     std::optional<publish::Flight> flight = window_.land(outcome.tag);
     if (!flight) return;  // abandoned at a connection loss: already pending again
     const store::OutboxRow& row = flight->row;
@@ -104,6 +105,7 @@ void Publisher::Impl::on_outcome(const publish::PublishOutcome& outcome, int64_t
             OUTPOST_FAULT_POINT("publish.after_puback");
             rewind_to(window_.acknowledged(*flight));  // a lifted block: fetch its rows
             marker_->add(row.id);                      // P2: its own PUBACK, success reason
+            await_receipt(row, now);                   // receipts on: not done yet (R2)
             publish_latency_.record(outcome.at_boot_us - flight->published_boot_us);
             if (auto recorded = publish::recorded_uptime_ms(row.envelope, clock_.boot_id())) {
                 // The envelope keeps whole milliseconds (the recording fell
@@ -201,6 +203,7 @@ void Publisher::Impl::probe_backlog(int64_t now) {
     live_.backlog = stats->pending;
     live_.oldest_pending_age_ms = stats->oldest_pending_age_ms;
     oldest_pending_id_ = stats->oldest_pending_id;
+    track_unconfirmed(now, stats->sent - stats->confirmed);  // receipts (issue 11)
 }
 
 void Publisher::Impl::note_store_error(const Status& status, int64_t) {

@@ -1,7 +1,8 @@
 // The publisher thread's state. Its methods are spread over three files:
 //  publisher_loop.cpp     the thread: wait, dispatch, timers, stop and drain;
 //  publisher_session.cpp  lease (flock + epoch) and broker connection;
-//  publisher_flow.cpp     rows: fetch, publish, verdicts, retries, marks.
+//  publisher_flow.cpp     rows: fetch, publish, verdicts, retries, marks;
+//  publisher_receipts.cpp receipts: confirm, republish (issue 11, R1-R4).
 //
 // Threading: everything below "publisher thread only" is touched by the
 // publisher thread alone. Other threads reach it only through inbox_ (paho's
@@ -26,6 +27,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <unordered_map>
 
 #include "common/backoff.h"
 #include "outpost/publisher.h"
@@ -80,12 +82,28 @@ class Publisher::Impl final {
     void probe_backlog(int64_t now);
     void note_store_error(const Status& status, int64_t now);
 
+    // publisher_receipts.cpp (issue 11)
+    void subscribe_receipts(int64_t now);
+    void on_link_message(const publish::LinkEvent& event);
+    void on_confirms(const publish::ConfirmReport& report, int64_t now);
+    void forget_awaiting(const std::string& event_id);
+    void await_receipt(const store::OutboxRow& row, int64_t now);
+    // True when `outcome` belongs to a republish (then it is handled).
+    bool republish_outcome(const publish::PublishOutcome& outcome, int64_t now);
+    void republish_due(int64_t now);
+    void abandon_republishes(int64_t now);
+    void forget_receipts();
+    void track_unconfirmed(int64_t now, int64_t unconfirmed_in_store);
+    bool room_for_new_rows() const;
+    std::optional<int64_t> next_republish() const;
+
     Store& store_;
     store::StoreCore& core_;
     const PublisherOptions options_;
     const Clock& clock_;
     const std::string gateway_id_;
     const std::string topic_prefix_;  // "outpost/<gatewayId>/"
+    const std::string receipt_topic_;  // "outpost/<gatewayId>/receipt"
     const publish::LinkFactory make_link_;
     std::string holder_;  // who we are, for the lease row
 
@@ -105,6 +123,7 @@ class Publisher::Impl final {
     int64_t max_packet_bytes_ = 0;  // from CONNACK, 0 = not announced
     Backoff reconnect_backoff_;
     Backoff retry_backoff_;
+    Backoff receipt_backoff_;  // R4
     publish::Window window_;
     std::deque<store::OutboxRow> ready_;  // fetched, not yet published
     int64_t cursor_ = 0;                  // highest id fetched into ready_
@@ -120,6 +139,22 @@ class Publisher::Impl final {
     int64_t next_purge_ = 0;
     int64_t next_probe_ = 0;
     PublisherStatus live_;
+    // Receipts (publisher_receipts.cpp): SENT rows awaiting their receipt,
+    // by eventId (R2), and the republishes in flight, by tag.
+    struct Awaiting {
+        int64_t id = 0;
+        int64_t since_ms = 0;     // boot clock: PUBACK, or when this lease found it
+        int64_t due_ms = 0;       // next republish
+        int64_t republishes = 0;  // by this lease
+        uint64_t tag = 0;         // republish in flight; 0: none
+    };
+    std::unordered_map<std::string, Awaiting> awaiting_;
+    std::unordered_map<uint64_t, std::string> republishing_;
+    uint64_t next_republish_tag_ = 1;
+    int64_t unconfirmed_cursor_ = 0;  // where the next look for untracked rows starts
+    // No republish is due before this (boot ms); kNever: none is.
+    static constexpr int64_t kNever = INT64_MAX;
+    int64_t republish_check_at_ = kNever;
 
     mutable std::mutex shared_mutex_;
     PublisherStatus shared_;  // guarded by shared_mutex_

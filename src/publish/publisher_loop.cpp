@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "common/fault_point.h"
+#include "common/receipt_contract.h"
 #include "publish/publisher_impl.h"
 #include "store/store_internal.h"
 
@@ -34,6 +35,7 @@ Publisher::Impl::Impl(Store& store, const PublisherOptions& options, publish::Li
       clock_(options.clock ? *options.clock : system_clock()),
       gateway_id_(store.gateway_id()),
       topic_prefix_("outpost/" + gateway_id_ + "/"),
+      receipt_topic_(receipt::topic_for_prefix(topic_prefix_)),
       make_link_(std::move(make_link)),
       holder_(make_holder(clock_.boot_id())),
       lease_(publish::lease_path_for(store.path())),
@@ -42,6 +44,9 @@ Publisher::Impl::Impl(Store& store, const PublisherOptions& options, publish::Li
       retry_backoff_(
           Backoff::jittered(options.retry_initial, options.retry_max,
                             seeded_random(options.jitter_seed ? options.jitter_seed + 1 : 0))),
+      receipt_backoff_(
+          Backoff::jittered(options.receipt_timeout, options.receipt_timeout_max,
+                            seeded_random(options.jitter_seed ? options.jitter_seed + 2 : 0))),
       window_(options.max_in_flight) {}
 
 Publisher::Impl::~Impl() {
@@ -50,6 +55,9 @@ Publisher::Impl::~Impl() {
 }
 
 void Publisher::Impl::launch() {
+    // Receipts on: an unconfirmed SENT row may have to go out again, so
+    // purges keep it (StoreCore::purge_confirmed_only).
+    core_.set_purge_confirmed_only(options_.receipts);
     // Local commits wake the thread at once; the listener only posts.
     core_.set_commit_listener([this] { inbox_.post_commit(); });
     thread_ = std::thread([this] { run(); });
@@ -128,11 +136,14 @@ void Publisher::Impl::dispatch(const publish::Mail& mail, int64_t now) {
     for (const publish::LinkEvent& event : mail.link_events) {
         if (event.kind == publish::LinkEvent::Kind::kOutcome) {
             on_outcome(event.outcome, now);
+        } else if (event.kind == publish::LinkEvent::Kind::kMessage) {
+            on_link_message(event);
         } else {
             connection_lost(event.cause, now);
         }
     }
     for (const publish::MarkReport& report : mail.marks) on_marks(report, now);
+    for (const publish::ConfirmReport& report : mail.confirms) on_confirms(report, now);
 }
 
 void Publisher::Impl::housekeeping(int64_t now) {
@@ -165,6 +176,7 @@ void Publisher::Impl::housekeeping(int64_t now) {
         probe_backlog(now);
         next_probe_ = now + kProbeIntervalMs;
     }
+    republish_due(now);  // receipts (issue 11)
 }
 
 int64_t Publisher::Impl::next_wake(int64_t now) const {
@@ -173,8 +185,9 @@ int64_t Publisher::Impl::next_wake(int64_t now) const {
     wake = std::min({wake, next_poll_, next_rescan_, next_purge_, next_probe_});
     if (!connected_) return std::min(wake, next_connect_);
     if (auto due = window_.next_due()) wake = std::min(wake, *due);
+    if (auto due = next_republish()) wake = std::min(wake, std::max(now, *due));
     // Rows fetched but not yet sent, with room to send them: go on now.
-    if (!window_.full() && (!ready_.empty() || more_ || changed_)) wake = now;
+    if (room_for_new_rows() && (!ready_.empty() || more_ || changed_)) wake = now;
     return wake;
 }
 

@@ -53,6 +53,7 @@ bool Publisher::Impl::take_lease(int64_t now) {
                                                     options_.mark_delay);
     window_.clear();
     ready_.clear();
+    forget_receipts();
     cursor_ = 0;
     changed_ = true;
     more_ = true;
@@ -79,6 +80,7 @@ void Publisher::Impl::drop_lease(const std::string& why, int64_t now) {
     reader_.reset();
     window_.clear();
     ready_.clear();
+    forget_receipts();
     lease_.release();
     live_.last_error = why;
     next_lease_try_ = now + options_.lease_retry.count();
@@ -113,6 +115,7 @@ void Publisher::Impl::connect(int64_t now) {
         live_.last_error = online.to_string();
         if (online.code() == StatusCode::kUnavailable) connection_lost(online.message(), now);
     }
+    subscribe_receipts(now);  // clean start: every connect subscribes again
 }
 
 void Publisher::Impl::connection_lost(const std::string& cause, int64_t now) {
@@ -122,6 +125,7 @@ void Publisher::Impl::connection_lost(const std::string& cause, int64_t now) {
     // P3: whatever was in flight has no verdict; it is simply pending again,
     // in id order, once the connection is back.
     rewind_to(window_.abandon_flights(now));
+    abandon_republishes(now);
     connect_failures_in_row_ = 1;
     next_connect_ = now + reconnect_backoff_.delay(connect_failures_in_row_).count();
 }

@@ -38,6 +38,14 @@ void SentMarker::add(int64_t id) {
     if (wake) changed_.notify_one();
 }
 
+void SentMarker::add_receipt(std::vector<std::string> event_ids) {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        receipts_.push_back(std::move(event_ids));
+    }
+    changed_.notify_one();
+}
+
 void SentMarker::finish() {
     {
         std::lock_guard<std::mutex> lock(mutex_);
@@ -51,23 +59,45 @@ void SentMarker::run() {
     pthread_setname_np(pthread_self(), "outpost-mark");
     std::unique_lock<std::mutex> lock(mutex_);
     for (;;) {
-        changed_.wait(lock, [&] { return finishing_ || !queued_.empty(); });
-        if (queued_.empty()) return;  // finishing, nothing left
+        changed_.wait(lock, [&] { return finishing_ || !queued_.empty() || !receipts_.empty(); });
+        if (queued_.empty() && receipts_.empty()) return;  // finishing, nothing left
         // Let a batch gather: up to `delay_` after the first id arrived.
-        changed_.wait_for(lock, delay_, [&] { return finishing_ || queued_.size() >= batch_; });
+        if (!queued_.empty()) {
+            changed_.wait_for(lock, delay_, [&] { return finishing_ || queued_.size() >= batch_; });
+        }
         std::vector<int64_t> ids = std::move(queued_);
         queued_.clear();
+        std::vector<std::vector<std::string>> receipts = std::move(receipts_);
+        receipts_.clear();
         const bool finishing = finishing_;
         lock.unlock();
-        Status status = store::mark_sent(core_, ids, epoch_);
-        const bool retry = !status && status.code() != StatusCode::kFenced && !finishing;
-        inbox_.post_marks(MarkReport{retry ? std::vector<int64_t>() : ids, status});
+        bool retry = false;
+        if (!ids.empty()) {
+            Status status = store::mark_sent(core_, ids, epoch_);
+            retry = !status && status.code() != StatusCode::kFenced && !finishing;
+            inbox_.post_marks(MarkReport{retry ? std::vector<int64_t>() : ids, status});
+        }
+        for (const std::vector<std::string>& receipt : receipts) confirm(receipt);
         lock.lock();
         if (retry) {
             queued_.insert(queued_.begin(), ids.begin(), ids.end());
             changed_.wait_for(lock, kRetryPause, [&] { return finishing_; });
         }
     }
+}
+
+void SentMarker::confirm(const std::vector<std::string>& event_ids) {
+    auto counts = store::confirm_events(core_, event_ids, epoch_);
+    ConfirmReport report;
+    if (!counts) {
+        report.status = counts.status();
+    } else {
+        report.confirmed = std::move(counts->confirmed);
+        report.settled = std::move(counts->already_confirmed);
+        report.ignored = static_cast<int64_t>(report.settled.size() + counts->not_sent.size() +
+                                              counts->unknown.size());
+    }
+    inbox_.post_confirms(std::move(report));
 }
 
 }  // namespace outpost::publish

@@ -4,6 +4,13 @@
 //
 // A mark that is lost (crash before it commits) only means the row is
 // published again by the next holder: at least once, never a loss.
+//
+// Receipts (issue 11) go through the same thread, after the marks queued
+// before them: a receipt can overtake the SENT mark of its own row (the
+// bridge may answer before the mark's fsync), and confirm_events moves only
+// SENT rows, so marks first. One transaction per receipt message; a
+// receipt that fails to commit is dropped (best effort: the row is
+// published again after its timeout and confirmed then).
 #ifndef OUTPOST_PUBLISH_SENT_MARKER_H
 #define OUTPOST_PUBLISH_SENT_MARKER_H
 
@@ -11,6 +18,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -34,11 +42,15 @@ class SentMarker final {
 
     // Queues `id` (its PUBACK arrived) for marking. Thread-safe.
     void add(int64_t id);
+    // Queues the eventIds of one receipt message for confirmation, after
+    // every id add()ed before. Thread-safe.
+    void add_receipt(std::vector<std::string> event_ids);
     // Commits whatever is queued, then stops the thread. Idempotent.
     void finish();
 
   private:
     void run();
+    void confirm(const std::vector<std::string>& event_ids);
 
     store::StoreCore& core_;
     Inbox& inbox_;
@@ -49,6 +61,7 @@ class SentMarker final {
     std::mutex mutex_;
     std::condition_variable changed_;
     std::vector<int64_t> queued_;  // guarded by mutex_
+    std::vector<std::vector<std::string>> receipts_;  // guarded by mutex_
     bool finishing_ = false;       // guarded by mutex_
     std::thread thread_;           // started last, after every member it reads
 };

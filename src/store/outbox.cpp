@@ -10,13 +10,13 @@ namespace {
 
 // Outbox columns, then the alarm_record columns an alarm envelope is rebuilt
 // from (NULL for application events, whose envelope is stored), then the
-// replay time and actor.
+// replay time and actor, then whether a receipt confirmed it.
 constexpr const char* kRowColumns =
     "o.id, o.event_id, o.device_id, o.seq, o.event_type, o.topic_suffix, o.envelope, o.state,"
     " o.attempts, coalesce(o.last_error, ''), o.replay_count, coalesce(o.replay_reason, ''),"
     " a.id, a.alarm_type, a.severity, a.value, a.unit, a.text, a.occurred_at_ms, a.boot_id,"
     " a.uptime_ms, (SELECT value FROM meta WHERE key = 'gateway_id'),"
-    " coalesce(o.replayed_at_ms, 0), coalesce(o.replay_actor, '')";
+    " coalesce(o.replayed_at_ms, 0), coalesce(o.replay_actor, ''), o.confirmed IS NOT NULL";
 constexpr const char* kRowSource = " FROM outbox o LEFT JOIN alarm_record a ON a.id = o.id";
 
 // The alarm envelope, rebuilt from the stored fields exactly as
@@ -58,6 +58,7 @@ OutboxRow read_row(const Stmt& stmt) {
     row.replay_reason = stmt.column_text(11);
     row.replayed_at_ms = stmt.column_int(22);
     row.replay_actor = stmt.column_text(23);
+    row.confirmed = stmt.column_int(24) != 0;
     return row;
 }
 
@@ -114,6 +115,16 @@ Result<std::vector<OutboxRow>> list_events(Db& reader, OutboxState state, int64_
     if (!stmt) return stmt.status();
     stmt->bind(1, after_id).bind(2, static_cast<int64_t>(state)).bind(3, static_cast<int64_t>(limit));
     return read_rows(*stmt, "reading outbox rows");
+}
+
+Result<std::vector<OutboxRow>> fetch_unconfirmed(Db& reader, int64_t after_id, int limit) {
+    auto stmt = Stmt::prepare(
+        reader, std::string("SELECT ") + kRowColumns + kRowSource +
+                    " WHERE o.id > ?1 AND o.state = " + sql_literal(OutboxState::kSent) +
+                    " AND o.confirmed IS NULL ORDER BY o.id LIMIT ?2");
+    if (!stmt) return stmt.status();
+    stmt->bind(1, after_id).bind(2, static_cast<int64_t>(limit));
+    return read_rows(*stmt, "reading unconfirmed outbox rows");
 }
 
 Result<int64_t> find_event_id(Db& db, const std::string& event_id) {
@@ -240,6 +251,56 @@ Status mark_sent(StoreCore& core, const std::vector<int64_t>& ids, int64_t epoch
     });
 }
 
+Result<ConfirmCounts> confirm_events(StoreCore& core, const std::vector<std::string>& event_ids,
+                                     int64_t epoch) {
+    ConfirmCounts counts;
+    if (event_ids.empty()) return counts;
+    Status status = submit_isolated(core, [&](BatchContext& context) {
+        counts = ConfirmCounts{};  // a retried batch runs this again
+        Status checked = check_epoch(core, epoch);
+        if (!checked) return checked;
+        // Only SENT -> confirmed: a receipt never moves a row backwards, and
+        // a PENDING or DEAD row (replayed, or not yet marked) is left alone.
+        static const std::string kConfirm =
+            "UPDATE outbox SET confirmed = 1 WHERE id = ?1 AND state = " +
+            sql_literal(OutboxState::kSent) + " AND confirmed IS NULL";
+        static const std::string kIsConfirmed =
+            "SELECT 1 FROM outbox WHERE id = ?1 AND confirmed IS NOT NULL";
+        auto confirm = core.cached(kConfirm);
+        if (!confirm) return confirm.status();
+        auto is_confirmed = core.cached(kIsConfirmed);
+        if (!is_confirmed) return is_confirmed.status();
+        for (const std::string& event_id : event_ids) {
+            // This store's rows only: an id of another gateway is not here.
+            auto id = find_event_id(core.writer(), event_id);
+            if (!id && id.status().code() == StatusCode::kNotFound) {
+                counts.unknown.push_back(event_id);
+                continue;
+            }
+            if (!id) return id.status();
+            (*confirm)->reset();
+            (*confirm)->bind(1, *id);
+            Status run = (*confirm)->run("confirming event " + event_id);
+            if (!run) return run;
+            if (sqlite3_changes(core.writer().handle()) > 0) {
+                counts.confirmed.push_back(event_id);
+                continue;
+            }
+            (*is_confirmed)->reset();
+            (*is_confirmed)->bind(1, *id);
+            auto step = (*is_confirmed)->step("reading whether " + event_id + " is confirmed");
+            if (!step) return step.status();
+            const bool already = *step == Stmt::Step::kRow;
+            (*is_confirmed)->reset();
+            (already ? counts.already_confirmed : counts.not_sent).push_back(event_id);
+        }
+        context.change().confirmations(static_cast<int64_t>(counts.confirmed.size()));
+        return Status::ok();
+    });
+    if (!status) return status;
+    return counts;
+}
+
 Result<bool> record_failure(StoreCore& core, int64_t id, const std::string& error, int64_t epoch,
                             int max_attempts) {
     bool dead = false;
@@ -272,12 +333,13 @@ Status replay_event(StoreCore& core, const std::string& event_id, const std::str
     return submit_isolated(core, [&](BatchContext& context) {
         auto id = find_event_id(core.writer(), event_id);
         if (!id) return id.status();
-        auto state = core.cached("SELECT state FROM outbox WHERE id = ?1");
+        auto state = core.cached("SELECT state, confirmed IS NOT NULL FROM outbox WHERE id = ?1");
         if (!state) return state.status();
         (*state)->bind(1, *id);
         auto found = (*state)->step("reading the state of " + event_id);
         if (!found) return found.status();
         const auto before = static_cast<OutboxState>((*state)->column_int(0));
+        const bool was_confirmed = (*state)->column_int(1) != 0;
         (*state)->reset();
         if (before == OutboxState::kPending) {
             return Status::error(StatusCode::kInvalidArgument,
@@ -286,12 +348,15 @@ Status replay_event(StoreCore& core, const std::string& event_id, const std::str
         static const std::string kReplay =
             "UPDATE outbox SET state = " + sql_literal(OutboxState::kPending) +
             ", attempts = 0, replay_count = replay_count + 1, replayed_at_ms = ?1,"
-            " replay_reason = ?2, replay_actor = ?4 WHERE id = ?3";
+            " replay_reason = ?2, replay_actor = ?4, confirmed = NULL WHERE id = ?3";
         auto stmt = core.cached(kReplay);
         if (!stmt) return stmt.status();
         (*stmt)->bind(1, context.wall_ms()).bind(2, reason).bind(3, *id).bind(4, actor);
         Status status = (*stmt)->run("replaying " + event_id);
-        if (status) context.change().move(before, OutboxState::kPending, *id);
+        if (status) {
+            context.change().move(before, OutboxState::kPending, *id);
+            if (was_confirmed) context.change().confirmations(-1);
+        }
         return status;
     });
 }

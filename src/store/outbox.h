@@ -32,6 +32,12 @@ std::string sql_literal(OutboxState state);
 // `reader` (a connection from StoreCore::open_reader()).
 Result<std::vector<OutboxRow>> fetch_pending(Db& reader, int64_t after_id, int limit);
 
+// Up to `limit` SENT rows a receipt has not confirmed yet, with id >
+// `after_id`, in id order. No index on state: this walks rows from
+// `after_id`; the publisher calls it only when the store holds more such
+// rows than it tracks (at a new lease, or after its bound was full).
+Result<std::vector<OutboxRow>> fetch_unconfirmed(Db& reader, int64_t after_id, int limit);
+
 // The rowid of the event `event_id`, by bisection over the rowids (ids grow
 // with them since schema 3), not a scan. kNotFound if absent.
 Result<int64_t> find_event_id(Db& db, const std::string& event_id);
@@ -54,6 +60,21 @@ Result<int64_t> acquire_epoch(StoreCore& core, const std::string& holder);
 // other writers by group commit). Rows already SENT or DEAD are left alone.
 // kFenced if `epoch` is no longer the lease's epoch: nothing is changed.
 Status mark_sent(StoreCore& core, const std::vector<int64_t>& ids, int64_t epoch);
+
+// What one receipt did (confirm_events), id by id.
+struct ConfirmCounts {
+    std::vector<std::string> confirmed;          // SENT -> confirmed now
+    std::vector<std::string> already_confirmed;  // a repeated receipt
+    std::vector<std::string> not_sent;           // PENDING or DEAD: left alone
+    std::vector<std::string> unknown;            // not in this store
+};
+
+// Receipts (issue 11): marks the SENT rows among `event_ids` confirmed, in
+// one transaction for the whole receipt (one receipt message, one commit).
+// Only SENT rows move, and only from unconfirmed to confirmed; every other
+// id is reported and changes nothing. kFenced as mark_sent.
+Result<ConfirmCounts> confirm_events(StoreCore& core, const std::vector<std::string>& event_ids,
+                                     int64_t epoch);
 
 // Records a message-level failure of row `id`: attempts+1 and last_error;
 // the row becomes DEAD when attempts reaches `max_attempts`. Returns true if

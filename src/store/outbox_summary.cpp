@@ -49,10 +49,16 @@ void OutboxChange::deleted(EventState state, int64_t rows) {
     rows_changed = true;
 }
 
+void OutboxChange::confirmations(int64_t rows) {
+    if (rows == 0) return;
+    confirmed += rows;
+    rows_changed = true;
+}
+
 Result<OutboxSummary> read_summary(Db& db) {
     auto stmt = Stmt::prepare(db,
                               "SELECT pending, sent, dead, oldest_pending_id, through_id, boot_id,"
-                              " uptime_ms FROM outbox_summary WHERE id = 1");
+                              " uptime_ms, confirmed FROM outbox_summary WHERE id = 1");
     if (!stmt) return stmt.status();
     auto step = stmt->step("reading the outbox summary");
     if (!step) return step.status();
@@ -61,7 +67,7 @@ Result<OutboxSummary> read_summary(Db& db) {
     }
     OutboxSummary summary;
     summary.tally = {stmt->column_int(0), stmt->column_int(1), stmt->column_int(2),
-                     stmt->column_int(3)};
+                     stmt->column_int(3), stmt->column_int(7)};
     summary.through_id = stmt->column_int(4);
     summary.boot_id = stmt->column_text(5);
     summary.uptime_ms = stmt->column_int(6);
@@ -72,12 +78,12 @@ Status write_summary(Db& db, const OutboxSummary& summary) {
     auto stmt = Stmt::prepare(db,
                               "UPDATE outbox_summary SET pending = ?1, sent = ?2, dead = ?3,"
                               " oldest_pending_id = ?4, through_id = ?5, boot_id = ?6,"
-                              " uptime_ms = ?7 WHERE id = 1");
+                              " uptime_ms = ?7, confirmed = ?8 WHERE id = 1");
     if (!stmt) return stmt.status();
     const OutboxTally& tally = summary.tally;
     stmt->bind(1, tally.pending).bind(2, tally.sent).bind(3, tally.dead);
     stmt->bind(4, tally.oldest_pending_id).bind(5, summary.through_id);
-    stmt->bind(6, summary.boot_id).bind(7, summary.uptime_ms);
+    stmt->bind(6, summary.boot_id).bind(7, summary.uptime_ms).bind(8, tally.confirmed);
     return stmt->run("writing the outbox summary");
 }
 
@@ -105,6 +111,7 @@ Result<OutboxTally> apply_change(Db& db, const OutboxTally& before, const Outbox
     after.pending += change.pending;
     after.sent += change.sent;
     after.dead += change.dead;
+    after.confirmed += change.confirmed;
     if (after.pending == 0) {
         after.oldest_pending_id = 0;
         return after;

@@ -4,7 +4,8 @@
 // Invariants (the writer's in-memory tally, StoreCore::tally_, and the
 // outbox_summary row; all state changes run in the writer's batches):
 //  S1. After every COMMIT of this process, tally_ holds the exact number of
-//      PENDING, SENT and DEAD rows and the lowest PENDING id (0: none), as
+//      PENDING, SENT and DEAD rows, of the SENT ones how many are confirmed
+//      (schema/004_receipts.sql), and the lowest PENDING id (0: none), as
 //      of that commit. It changes only after COMMIT, from the batch's
 //      OutboxChange (rolled back with an isolated op's savepoint), like the
 //      sequence overlay (write_batch.cpp, I3).
@@ -46,6 +47,7 @@ struct OutboxTally {
     int64_t sent = 0;
     int64_t dead = 0;
     int64_t oldest_pending_id = 0;
+    int64_t confirmed = 0;  // SENT rows a receipt confirmed (part of `sent`)
 };
 
 // The outbox_summary row.
@@ -61,6 +63,7 @@ struct OutboxChange {
     int64_t pending = 0;  // deltas
     int64_t sent = 0;
     int64_t dead = 0;
+    int64_t confirmed = 0;
     int64_t lowest_new_pending = 0;  // lowest id that became PENDING; 0: none
     bool pending_left = false;       // some row stopped being PENDING
     bool rows_changed = false;       // S2: a state change or a delete
@@ -70,6 +73,10 @@ struct OutboxChange {
     void inserted(int64_t id);
     // Records `rows` rows in `state` deleted.
     void deleted(EventState state, int64_t rows);
+    // Records a SENT row's receipt (rows != 0 counts as a state change, S2),
+    // or, with a negative count, confirmed rows that were deleted or
+    // replayed (their state change is recorded by deleted() or move()).
+    void confirmations(int64_t rows);
 };
 
 Result<OutboxSummary> read_summary(Db& db);

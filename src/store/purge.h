@@ -18,6 +18,8 @@ struct PurgeRule {
     std::string boot_id;
     int64_t uptime_ms = 0;
     std::chrono::milliseconds retention{0};
+    // Receipts on (StoreCore::purge_confirmed_only): only confirmed SENT rows.
+    bool confirmed_only = false;
 };
 
 // Deletes up to `limit` SENT outbox rows matching `rule`, oldest first, with

@@ -42,6 +42,7 @@ Status StoreCore::make_room(uint64_t growth, int64_t uptime_ms, OutboxChange& ch
     oldest_first.expired_only = false;
     oldest_first.boot_id = boot_id_;
     oldest_first.uptime_ms = uptime_ms;
+    oldest_first.confirmed_only = purge_confirmed_only();
     for (;;) {
         if (used_bytes_bound_ >= 0 &&
             static_cast<uint64_t>(used_bytes_bound_) + growth <= options_.quota_bytes) {
@@ -59,12 +60,12 @@ Status StoreCore::make_room(uint64_t growth, int64_t uptime_ms, OutboxChange& ch
         auto purged = purge_sent_rows(*this, oldest_first, options_.purge_batch_rows, change);
         if (!purged) return purged.status();
         if (*purged == 0) {
-            return Status::error(
-                StatusCode::kStoreFull,
-                path_ + ": quota of " + std::to_string(options_.quota_bytes) + " bytes reached (" +
-                    std::to_string(used) +
-                    " in use, nothing SENT left to purge); nothing was written. The backlog "
-                    "must drain (broker reachable?) or the quota grow");
+            return Status::error(StatusCode::kStoreFull,
+                                 path_ + ": quota of " + std::to_string(options_.quota_bytes) +
+                                     " bytes reached (" + std::to_string(used) +
+                                     " in use, nothing SENT (or, with receipts on, confirmed) left "
+                                     "to purge); nothing was written. The backlog "
+                                     "must drain (broker reachable?) or the quota grow");
         }
         count_purged(*purged);
     }

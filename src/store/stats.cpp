@@ -23,6 +23,7 @@ Status read_outbox_figures(Db& reader, const Clock& clock, StoreStats& stats) {
     stats.pending = tally->pending;
     stats.sent = tally->sent;
     stats.dead = tally->dead;
+    stats.confirmed = tally->confirmed;
     stats.oldest_pending_id = tally->oldest_pending_id;
     stats.oldest_pending_age_ms = -1;
     if (tally->oldest_pending_id > 0) {

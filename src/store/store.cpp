@@ -65,6 +65,7 @@ Result<int64_t> Store::purge_expired() {
         rule.boot_id = core_->boot_id();
         rule.uptime_ms = context.uptime_ms();
         rule.retention = core_->options().sent_retention;
+        rule.confirmed_only = core_->purge_confirmed_only();
         auto result = store::purge_sent_rows(*core_, rule, core_->options().purge_batch_rows,
                                              context.change());
         if (!result) return result.status();

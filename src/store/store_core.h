@@ -5,6 +5,7 @@
 #define OUTPOST_STORE_STORE_CORE_H
 
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -106,6 +107,13 @@ public:
 
     Result<StoreStats> stats();
     void count_purged(int64_t rows);
+
+    // Receipts (issue 11): while on, retention and quota purge only SENT rows
+    // a receipt confirmed, since an unconfirmed one may still have to be
+    // published again. Set by the publisher that holds this store
+    // (PublisherOptions::receipts); off (SENT is final) otherwise.
+    void set_purge_confirmed_only(bool on) { purge_confirmed_only_ = on; }
+    bool purge_confirmed_only() const { return purge_confirmed_only_; }
 
     // Calls `listener` after every write transaction of this process that
     // committed durably (on the committing thread, outside the queue lock).
@@ -237,6 +245,7 @@ private:
 
     mutable std::mutex stats_mutex_;
     StoreStats counters_;         // guarded by stats_mutex_
+    std::atomic<bool> purge_confirmed_only_{false};
 };
 
 }  // namespace outpost::store

@@ -14,6 +14,8 @@ namespace outpost::testing {
 inline const std::set<std::string>& store_status_fields() {
     static const std::set<std::string> fields = {"pending",
                                                  "sent",
+                                                 "confirmed",
+                                                 "awaiting_receipt",
                                                  "dead",
                                                  "oldest_pending_id",
                                                  "oldest_pending_age_ms",

@@ -219,6 +219,10 @@ class ScriptedBroker final {
                                 std::chrono::milliseconds) override {
             return broker_.publish_retained(this, topic, payload);
         }
+        // Receipts are not scripted: subscribing succeeds and nothing arrives.
+        Status subscribe(const std::string&, std::chrono::milliseconds) override {
+            return Status::ok();
+        }
         Status disconnect(std::chrono::milliseconds) override {
             broker_.disconnect(this);
             return Status::ok();

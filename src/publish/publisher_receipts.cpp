@@ -1,0 +1,240 @@
+// Receipts (issue 11): the publisher's half of the end-to-end loop. The
+// bridge says which events RocketMQ stored (common/receipt_contract.h); the
+// publisher marks those rows confirmed and publishes again, with the same
+// eventId, SENT rows whose receipt did not come in time.
+//
+// Design: receipts arrive on the publisher's own connection (clean start,
+// subscribed again after every connect), not a persistent session of their
+// own. A receipt lost while the gateway is away costs one republish and one
+// RocketMQ duplicate, which consumers drop by eventId; a persistent session
+// would save that at the price of a second client id, broker-side state per
+// gateway and a second connection on the gateway's link. Only the lease
+// holder is connected, so only it hears receipts; confirm_events checks the
+// epoch like every other publisher write (P1).
+//
+// Invariants, publisher thread:
+//  R1. A row is confirmed only by a receipt naming its eventId on this
+//      gateway's own receipt topic, and only from SENT (confirm_events).
+//  R2. awaiting_ holds SENT rows (or rows acknowledged and being marked)
+//      without a receipt; awaiting_ + window in flight never exceeds
+//      max_unconfirmed when a new row starts (room_for_new_rows()).
+//  R3. A republish goes out only when the row is still SENT and
+//      unconfirmed in the database, and never while a republish of the same
+//      row is in flight; it uses the stored envelope (same eventId). It never
+//      counts an attempt or changes a row's state.
+//  R4. Republish pauses follow common/backoff.h: receipt_timeout after the
+//      PUBACK, then doubling up to receipt_timeout_max, on the boot clock.
+#include <algorithm>
+
+#include "common/receipt_contract.h"
+#include "publish/publisher_impl.h"
+
+namespace outpost {
+namespace {
+
+// Republish tags: the high bit keeps them apart from the window's tags.
+constexpr uint64_t kRepublishTag = uint64_t{1} << 63;
+// How long a subscribe may wait for its SUBACK.
+constexpr std::chrono::milliseconds kSubscribeTimeout{2000};
+// Unconfirmed rows read per look when the store holds more than we track.
+constexpr int kTrackRows = 256;
+// When the window has no room for a due republish, look again after this.
+constexpr int64_t kNoRoomPauseMs = 50;
+
+}  // namespace
+
+void Publisher::Impl::subscribe_receipts(int64_t now) {
+    if (!options_.receipts || !connected_) return;
+    Status subscribed = link_->subscribe(receipt_topic_, kSubscribeTimeout);
+    if (!subscribed) {
+        // Receipts are best effort: without them rows are published again
+        // after their timeout. Say why, and carry on.
+        live_.last_error = "receipts: " + subscribed.to_string();
+        if (subscribed.code() == StatusCode::kUnavailable)
+            connection_lost(subscribed.message(), now);
+    }
+}
+
+void Publisher::Impl::on_link_message(const publish::LinkEvent& event) {
+    if (!options_.receipts || event.topic != receipt_topic_ || !marker_) {
+        live_.receipts_malformed++;
+        return;
+    }
+    auto parsed = receipt::parse(event.payload);
+    if (const auto* malformed = std::get_if<receipt::Malformed>(&parsed)) {
+        live_.receipts_malformed++;
+        live_.last_error = "receipts: " + malformed->reason;
+        return;
+    }
+    marker_->add_receipt(std::move(std::get<std::vector<std::string>>(parsed)));
+}
+
+void Publisher::Impl::on_confirms(const publish::ConfirmReport& report, int64_t now) {
+    if (!report.status) {
+        if (report.status.code() == StatusCode::kFenced) {
+            drop_lease(report.status.to_string(), now);
+            return;
+        }
+        note_store_error(report.status, now);  // dropped: republished later (R3)
+        return;
+    }
+    live_.confirmed += report.confirmed.size();
+    live_.receipts_ignored += static_cast<uint64_t>(report.ignored);
+    for (const std::string& id : report.confirmed) forget_awaiting(id);
+    for (const std::string& id : report.settled) forget_awaiting(id);
+}
+
+void Publisher::Impl::forget_awaiting(const std::string& event_id) {
+    auto found = awaiting_.find(event_id);
+    if (found == awaiting_.end()) return;
+    if (found->second.tag != 0) republishing_.erase(found->second.tag);
+    awaiting_.erase(found);
+}
+
+void Publisher::Impl::await_receipt(const store::OutboxRow& row, int64_t now) {
+    if (!options_.receipts) return;
+    Awaiting& entry = awaiting_[row.event_id];
+    entry.id = row.id;
+    if (entry.since_ms == 0) entry.since_ms = now;
+    entry.due_ms = now + receipt_backoff_.delay(entry.republishes + 1).count();
+    republish_check_at_ = std::min(republish_check_at_, entry.due_ms);
+}
+
+bool Publisher::Impl::republish_outcome(const publish::PublishOutcome& outcome, int64_t now) {
+    if ((outcome.tag & kRepublishTag) == 0) return false;
+    auto flight = republishing_.find(outcome.tag);
+    if (flight == republishing_.end()) return true;  // abandoned, or confirmed meanwhile
+    const std::string event_id = flight->second;
+    republishing_.erase(flight);
+    auto found = awaiting_.find(event_id);
+    if (found == awaiting_.end()) return true;
+    Awaiting& entry = found->second;
+    entry.tag = 0;
+    // Acked or not, the next look is a backoff away (R4); a refusal counts
+    // no attempt (R3): the row was delivered once already.
+    entry.due_ms = now + receipt_backoff_.delay(entry.republishes + 1).count();
+    republish_check_at_ = std::min(republish_check_at_, entry.due_ms);
+    if (outcome.kind == publish::PublishOutcome::Kind::kRefused) {
+        live_.last_error = "republish of " + event_id + " refused: " + outcome.reason;
+    }
+    return true;
+}
+
+void Publisher::Impl::republish_due(int64_t now) {
+    // The set is walked only when something is due (republish_check_at_),
+    // not on every round of the loop.
+    if (!options_.receipts || !connected_ || stopping_ || now < republish_check_at_) return;
+    std::vector<std::string> due;
+    republish_check_at_ = kNever;
+    for (const auto& [event_id, entry] : awaiting_) {
+        if (entry.tag != 0) continue;
+        if (entry.due_ms <= now) {
+            due.push_back(event_id);
+        } else {
+            republish_check_at_ = std::min(republish_check_at_, entry.due_ms);
+        }
+    }
+    // Oldest rows first.
+    std::sort(due.begin(), due.end(), [&](const std::string& a, const std::string& b) {
+        return awaiting_.at(a).id < awaiting_.at(b).id;
+    });
+    for (const std::string& event_id : due) {
+        if (window_.in_flight() + static_cast<int64_t>(republishing_.size()) >=
+            window_.capacity()) {
+            // No room now: look again shortly (outcomes free room meanwhile).
+            republish_check_at_ = std::min(republish_check_at_, now + kNoRoomPauseMs);
+            return;
+        }
+        auto row = store::find_event(*reader_, event_id);
+        if (!row && row.status().code() != StatusCode::kNotFound) {
+            note_store_error(row.status(), now);
+            return;
+        }
+        // R3: gone (purged), replayed (PENDING again: the window publishes
+        // it), DEAD or confirmed meanwhile: nothing left to wait for here.
+        if (!row || row->state != store::OutboxState::kSent || row->confirmed) {
+            forget_awaiting(event_id);
+            continue;
+        }
+        const uint64_t tag = kRepublishTag | next_republish_tag_++;
+        Status status = link_->publish(topic_prefix_ + row->topic_suffix, row->envelope, tag);
+        if (!status) {
+            if (status.code() == StatusCode::kUnavailable) {
+                connection_lost(status.message(), now);
+                return;
+            }
+            live_.last_error = "republish of " + event_id + ": " + status.to_string();
+            Awaiting& entry = awaiting_.at(event_id);
+            entry.due_ms = now + receipt_backoff_.delay(entry.republishes + 1).count();
+            republish_check_at_ = std::min(republish_check_at_, entry.due_ms);
+            continue;
+        }
+        Awaiting& entry = awaiting_.at(event_id);
+        entry.tag = tag;
+        entry.republishes++;
+        republishing_[tag] = event_id;
+        live_.published++;
+        live_.republished++;
+    }
+}
+
+void Publisher::Impl::abandon_republishes(int64_t now) {
+    for (const auto& [tag, event_id] : republishing_) {
+        auto found = awaiting_.find(event_id);
+        if (found == awaiting_.end()) continue;
+        found->second.tag = 0;
+        found->second.due_ms = now;  // no verdict: try again once connected
+        republish_check_at_ = now;
+    }
+    republishing_.clear();
+}
+
+void Publisher::Impl::forget_receipts() {
+    awaiting_.clear();
+    republishing_.clear();
+    unconfirmed_cursor_ = 0;
+    republish_check_at_ = kNever;
+}
+
+void Publisher::Impl::track_unconfirmed(int64_t now, int64_t unconfirmed_in_store) {
+    if (!options_.receipts) return;
+    live_.awaiting_receipt = unconfirmed_in_store;
+    int64_t oldest = -1;
+    for (const auto& [event_id, entry] : awaiting_) {
+        oldest = std::max(oldest, now - entry.since_ms);
+    }
+    live_.oldest_unconfirmed_age_ms = oldest;
+    // SENT rows this lease does not know yet (from an earlier lease or run,
+    // or from before receipts were switched on): read some, oldest first.
+    const int64_t room =
+        options_.max_unconfirmed - static_cast<int64_t>(awaiting_.size()) - window_.in_flight();
+    if (!reader_ || room <= 0 || unconfirmed_in_store <= static_cast<int64_t>(awaiting_.size())) {
+        return;
+    }
+    const int limit = static_cast<int>(std::min<int64_t>(room, kTrackRows));
+    auto rows = store::fetch_unconfirmed(*reader_, unconfirmed_cursor_, limit);
+    if (!rows) {
+        note_store_error(rows.status(), now);
+        return;
+    }
+    unconfirmed_cursor_ = static_cast<int>(rows->size()) < limit ? 0 : rows->back().id;
+    for (const store::OutboxRow& row : *rows) {
+        if (awaiting_.count(row.event_id) != 0 || window_.busy(row.id)) continue;
+        await_receipt(row, now);
+    }
+}
+
+bool Publisher::Impl::room_for_new_rows() const {
+    const int64_t flights = window_.in_flight() + static_cast<int64_t>(republishing_.size());
+    if (flights >= window_.capacity()) return false;
+    if (!options_.receipts) return true;
+    return static_cast<int64_t>(awaiting_.size()) + window_.in_flight() <
+           options_.max_unconfirmed;  // R2
+}
+
+std::optional<int64_t> Publisher::Impl::next_republish() const {
+    if (!options_.receipts || !connected_ || republish_check_at_ == kNever) return std::nullopt;
+    return republish_check_at_;
+}
+
+}  // namespace outpost

@@ -1,0 +1,109 @@
+// The bridge's receipt batcher (issue 11): ids are grouped per gateway
+// topic, sent when a batch is full or its oldest id waited flush_ms, and a
+// sender that fails only costs counted, dropped receipts.
+#include "bridge/receipt_batcher.h"
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/receipt_contract.h"
+#include "eventually.h"
+
+using namespace outpost;
+using namespace outpost::bridge;
+
+namespace {
+
+class RecordingSender final : public ReceiptSender {
+  public:
+    Status send(const std::string& topic, const std::string& payload) override {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (failing_) return Status::error(StatusCode::kUnavailable, "down");
+        auto ids = std::get<std::vector<std::string>>(receipt::parse(payload));
+        sent_.push_back({topic, ids});
+        return Status::ok();
+    }
+    void fail(bool failing) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        failing_ = failing;
+    }
+    std::vector<std::pair<std::string, std::vector<std::string>>> sent() {
+        std::lock_guard<std::mutex> lock(mutex_);
+        return sent_;
+    }
+
+  private:
+    std::mutex mutex_;
+    bool failing_ = false;
+    std::vector<std::pair<std::string, std::vector<std::string>>> sent_;
+};
+
+std::string id(int n) {
+    char text[40];
+    std::snprintf(text, sizeof text, "018f0000-0000-7000-8000-%012d", n);
+    return text;
+}
+
+}  // namespace
+
+TEST_CASE("receipts go to their own gateway's topic, in batches of at most max_ids") {
+    RecordingSender sender;
+    ReceiptsConfig config;
+    config.max_ids = 3;
+    config.flush_ms = 60000;  // only full batches go out on their own
+    ReceiptBatcher batcher(config, sender);
+    for (int i = 0; i < 6; ++i) batcher.offer("outpost/a/receipt", id(i));
+    batcher.offer("outpost/b/receipt", id(100));
+    REQUIRE(outpost::testing::eventually([&] { return sender.sent().size() == 2; }));
+    for (const auto& [topic, ids] : sender.sent()) {
+        CHECK(topic == "outpost/a/receipt");
+        CHECK(ids.size() == 3);
+    }
+    CHECK(batcher.counts().ids_sent == 6);
+}
+
+TEST_CASE("a batch that is not full goes out once its oldest id waited flush_ms") {
+    RecordingSender sender;
+    ReceiptsConfig config;
+    config.max_ids = 100;
+    config.flush_ms = 50;
+    ReceiptBatcher batcher(config, sender);
+    batcher.offer("outpost/a/receipt", id(1));
+    batcher.offer("outpost/b/receipt", id(2));
+    REQUIRE(outpost::testing::eventually([&] { return sender.sent().size() == 2; }));
+    CHECK(batcher.counts().messages_sent == 2);
+}
+
+TEST_CASE("a failing sender and a full queue drop receipts, counted, and never block offer") {
+    RecordingSender sender;
+    sender.fail(true);
+    ReceiptsConfig config;
+    config.max_ids = 2;
+    config.flush_ms = 10;
+    config.max_queued = 4;
+    {
+        ReceiptBatcher batcher(config, sender);
+        for (int i = 0; i < 4; ++i) batcher.offer("outpost/a/receipt", id(i));
+        REQUIRE(
+            outpost::testing::eventually([&] { return batcher.counts().messages_failed == 2; }));
+        CHECK(batcher.counts().ids_dropped == 4);
+        sender.fail(false);
+        batcher.offer("outpost/a/receipt", id(10));
+        REQUIRE(outpost::testing::eventually([&] { return batcher.counts().ids_sent == 1; }));
+    }
+    {
+        // Nothing sends (flush far away): the queue bound drops the excess.
+        config.flush_ms = 60000;
+        config.max_ids = 1000;
+        ReceiptBatcher batcher(config, sender);
+        for (int i = 0; i < 10; ++i) batcher.offer("outpost/a/receipt", id(i));
+        CHECK(batcher.counts().ids_dropped == 6);
+        CHECK(batcher.counts().ids_offered == 10);
+    }  // the destructor sends what was queued
+    CHECK(sender.sent().back().second.size() == 4);
+}
