@@ -133,6 +133,8 @@ struct MetricsConfig {
     std::string listen;
     // Binding anything but loopback must be asked for explicitly.
     bool allow_non_loopback = false;
+};
+
 // Receipts (issue 11): after SEND_OK, or for a duplicate this instance
 // already forwarded, the eventId goes back to the gateway it came from on
 // "<its prefix>/receipt" (common/receipt_contract.h), batched, QoS 1, over a
