@@ -240,9 +240,13 @@ Result<SendReceipt> Producer::send_attempts(OutgoingMessage message) {
                 last_error = Status::error(StatusCode::kUnavailable, refusal);
                 break;
             case SendDisposition::kPermanent:
-                // NO_PERMISSION is about us (credentials, ACL, topic perm), not
-                // about the message: the caller must hold it, not drop it.
-                return Status::error(response->code == kResponseNoPermission
+                // NO_PERMISSION from a broker that checks our signature is
+                // about us (credentials, ACL): the caller must hold the
+                // message, not drop it. Unsigned, it can only be about the
+                // message's topic (a system topic, a topic without write
+                // permission): a refusal of this message, as any other.
+                return Status::error(response->code == kResponseNoPermission &&
+                                             options_.security.credentials.has_value()
                                          ? StatusCode::kPermissionDenied
                                          : StatusCode::kRejected,
                                      refusal);

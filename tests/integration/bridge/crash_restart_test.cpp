@@ -12,9 +12,13 @@ TEST_CASE("a bridge killed with SIGKILL mid-stream and restarted loses nothing")
         const std::string quarantine = "it_bridge_crash_q_" + run_id();
         const std::string client_id = "bridge-crash-" + run_id();
         create_rocketmq_topic(alarms, 4);
-        BridgeProcess bridge(
-            dir, "bridge",
-            bridge_config(broker.uri(), client_id, alarms, quarantine, dir.file("status.json")));
+        nlohmann::json config =
+            bridge_config(broker.uri(), client_id, alarms, quarantine, dir.file("status.json"));
+        // Paced, so that the kill lands mid-stream on any broker: unpaced, a
+        // fast broker (mochi) let the bridge finish all 300 between two
+        // 200 ms status reports.
+        config["limits"] = {{"max_messages_per_s", 100}};
+        BridgeProcess bridge(dir, "bridge", config);
         bridge.start();
 
         const std::vector<GatewayEvent> events = make_events(2, 5, 30);  // 300 events
