@@ -97,6 +97,14 @@ Status submit_isolated(StoreCore& core, std::function<Status(BatchContext&)> app
     return core.submit(op);
 }
 
+// What a SENT mark adds to its row: the sent boot id (36 characters and its
+// header byte), the uptime (up to 8 bytes), a wider epoch, rounded up. A full
+// store's marks must make room for it (quota.cpp): the page limit's headroom
+// is 1/8 of the quota, and marking every row of a store filled with small
+// events lengthens them by far more than that
+// (tests/unit/store/full_store_drain_test.cpp).
+constexpr uint64_t kSentMarkGrowthBytes = 64;
+
 }  // namespace
 
 std::string sql_literal(OutboxState state) {
@@ -228,7 +236,11 @@ Result<int64_t> acquire_epoch(StoreCore& core, const std::string& holder) {
 
 Status mark_sent(StoreCore& core, const std::vector<int64_t>& ids, int64_t epoch) {
     if (ids.empty()) return Status::ok();
-    return submit_isolated(core, [&](BatchContext& context) {
+    WriteOp op;
+    op.isolated = true;
+    op.growth_bytes = kSentMarkGrowthBytes * ids.size();
+    op.refused_when_full = false;  // marks are how a full store drains
+    op.apply = [&](BatchContext& context) {
         Status status = check_epoch(core, epoch);
         if (!status) return status;
         static const std::string kMarkSent =
@@ -248,7 +260,8 @@ Status mark_sent(StoreCore& core, const std::vector<int64_t>& ids, int64_t epoch
             OUTPOST_FAULT_POINT("store.mid_mark");
         }
         return Status::ok();
-    });
+    };
+    return core.submit(op);
 }
 
 Result<ConfirmCounts> confirm_events(StoreCore& core, const std::vector<std::string>& event_ids,

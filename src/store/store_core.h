@@ -79,8 +79,13 @@ struct WriteOp {
     // rolls back that op only; from any other op it fails the whole batch.
     std::function<Status(BatchContext&)> apply;
     bool isolated = false;
-    // Bytes this op will add (0 for updates); checked against the quota.
+    // Bytes this op will add; checked against the quota (make_room).
     uint64_t growth_bytes = 0;
+    // What a quota with nothing left to purge does to this op: an insert is
+    // refused (kStoreFull). An update that lengthens rows (a SENT mark) is
+    // not: it is how a full store drains, so it commits anyway and grows
+    // into the page limit's headroom (store_open.cpp).
+    bool refused_when_full = true;
     // Set by the writer.
     Status status;
     bool done = false;

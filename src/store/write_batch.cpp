@@ -226,10 +226,10 @@ void StoreCore::write_batch(const std::vector<WriteOp*>& batch, bool* committed)
     if (growth > 0) {
         status = make_room(growth, uptime_ms, context.change());
         if (status.code() == StatusCode::kStoreFull) {
-            // Growing ops fail; updates (SENT marks, failures) still commit,
+            // Inserts fail; updates (SENT marks, failures) still commit,
             // since they are what frees space.
             for (WriteOp* op : batch) {
-                if (op->growth_bytes > 0) op->status = status;
+                if (op->growth_bytes > 0 && op->refused_when_full) op->status = status;
             }
             status = Status::ok();
         }
