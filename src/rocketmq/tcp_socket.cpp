@@ -66,6 +66,8 @@ Status await_ready(int fd, short events, Deadline deadline, const std::string& a
     return unavailable(address, "error while " + action, errno);
 }
 
+}  // namespace
+
 bool split_address(const std::string& address, std::string* host, std::string* port) {
     std::size_t colon = address.rfind(':');
     if (colon == std::string::npos || colon == 0 || colon + 1 >= address.size()) {
@@ -78,8 +80,6 @@ bool split_address(const std::string& address, std::string* host, std::string* p
     }
     return true;
 }
-
-}  // namespace
 
 Result<std::unique_ptr<TcpSocket>> TcpSocket::connect(const std::string& address,
                                                       Deadline deadline) {

@@ -15,6 +15,11 @@
 
 namespace outpost::rocketmq {
 
+// Splits "host:port" at its last colon and unwraps a bracketed IPv6 host
+// ("[::1]:9876" -> "::1", "9876"). False when either part is empty. The one
+// home for the address form: the TCP connect and the TLS name check use it.
+bool split_address(const std::string& address, std::string* host, std::string* port);
+
 class TcpSocket final : public ByteStream {
   public:
     // Connects to `address` ("127.0.0.1:9876" or "[::1]:9876"; numeric only,

@@ -27,14 +27,6 @@ Status bad_file(const std::string& what, const std::string& path) {
                          "RocketMQ TLS: cannot load " + what + " " + path + ": " + openssl_error());
 }
 
-std::string host_of(const std::string& address) {
-    std::string host = address.substr(0, address.rfind(':'));
-    if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
-        host = host.substr(1, host.size() - 2);
-    }
-    return host;
-}
-
 bool is_ip_literal(const std::string& host) {
     unsigned char buffer[sizeof(in6_addr)];
     return inet_pton(AF_INET, host.c_str(), buffer) == 1 ||
@@ -128,7 +120,8 @@ Result<std::unique_ptr<TlsSocket>> TlsSocket::connect(const std::string& address
     std::unique_ptr<TlsSocket> stream(
         new TlsSocket(std::move(tcp).value(), ssl, network_in, network_out));
     SSL_set_connect_state(ssl);
-    const std::string host = host_of(address);
+    std::string host, port;
+    split_address(address, &host, &port);  // it parsed: the TCP connect above took it
     if (context.verifies_server()) {
         // The certificate must name what we dialled: an IP SAN for the numeric
         // addresses name servers and routes carry, a DNS name otherwise.
