@@ -23,17 +23,6 @@ using namespace outpost::testing;
 
 namespace {
 
-// Nothing listens on port 1: the publisher and the lane keep reconnecting.
-json offline_config_with_telemetry(const TempDir& dir) {
-    return {{"gateway_id", "gw-footprint"},
-            {"database", {{"path", dir.file("outbox.db")}}},
-            {"broker", {{"uri", "tcp://127.0.0.1:1"}, {"connect_timeout_ms", 1000}}},
-            {"publisher",
-             {{"reconnect_initial_ms", 50}, {"reconnect_max_ms", 400}, {"lease_retry_ms", 50}}},
-            {"telemetry", {{"datagram_socket", dir.file("telemetry.sock")}}},
-            {"ingest", {{"socket", dir.file("alarms.sock")}}}};
-}
-
 std::string read_whole(const std::string& path) {
     std::ifstream in(path);
     std::ostringstream text;
@@ -92,7 +81,10 @@ bool maps_library(pid_t pid, const std::string& library) {
 
 TEST_CASE("outpost-telemetry maps no SQLite and holds no descriptor on the store", "[daemon]") {
     TempDir dir;
-    DaemonProcess daemon(dir, offline_config_with_telemetry(dir));
+    // The broker is unreachable: the publisher and the lane keep reconnecting.
+    json config = offline_daemon_config(dir, "gw-footprint");
+    config["telemetry"] = {{"datagram_socket", dir.file("telemetry.sock")}};
+    DaemonProcess daemon(dir, config);
     pid_t telemetry = -1;
     // outpostd binds its alarm socket after the store is open; the child
     // binds the datagram socket itself: once both exist, both run.
