@@ -27,8 +27,17 @@ public:
     Db(const Db&) = delete;
     Db& operator=(const Db&) = delete;
 
-    // Opens `path` with `flags` (SQLITE_OPEN_*) through `vfs` (empty: default).
-    static Result<Db> open(const std::string& path, int flags, const std::string& vfs);
+    // What a connection is for; it sizes the connection's page cache
+    // (sqlite_db.cpp, the one home of those sizes).
+    enum class Role {
+        kWriter,  // the store's one writing connection (and the benches' raw loop)
+        kReader,  // a read-only connection: the publisher's, a status read
+    };
+
+    // Opens `path` with `flags` (SQLITE_OPEN_*) through `vfs` (empty: default),
+    // with the page cache of `role`.
+    static Result<Db> open(const std::string& path, int flags, const std::string& vfs,
+                           Role role = Role::kWriter);
 
     // Runs one or more statements without parameters or results.
     Status exec(const std::string& sql, const std::string& what);

@@ -106,7 +106,7 @@ StoreCore::~StoreCore() {
 }
 
 Result<Db> StoreCore::open_reader() const {
-    auto db = Db::open(path_, SQLITE_OPEN_READONLY, options_.vfs_name);
+    auto db = Db::open(path_, SQLITE_OPEN_READONLY, options_.vfs_name, Db::Role::kReader);
     if (!db) return db.status();
     sqlite3_busy_timeout(db->handle(), static_cast<int>(options_.busy_timeout.count()));
     return db;

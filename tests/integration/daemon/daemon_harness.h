@@ -58,6 +58,17 @@ inline nlohmann::json daemon_config(const TempDir& dir, const Mosquitto& broker)
     };
 }
 
+// A configuration for `dir` whose broker is unreachable (nothing listens on
+// port 1): the publisher keeps reconnecting while the alarm socket serves.
+inline nlohmann::json offline_daemon_config(const TempDir& dir, const std::string& gateway_id) {
+    return {{"gateway_id", gateway_id},
+            {"database", {{"path", dir.file("outbox.db")}}},
+            {"broker", {{"uri", "tcp://127.0.0.1:1"}, {"connect_timeout_ms", 1000}}},
+            {"publisher",
+             {{"reconnect_initial_ms", 50}, {"reconnect_max_ms", 400}, {"lease_retry_ms", 50}}},
+            {"ingest", {{"socket", dir.file("alarms.sock")}}}};
+}
+
 // One outpostd process; SIGKILLed by the destructor if still running.
 class DaemonProcess final {
   public:

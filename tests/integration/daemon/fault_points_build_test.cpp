@@ -30,17 +30,6 @@ namespace {
 
 constexpr bool kBuiltWithFaultPoints = OUTPOST_FAULT_POINTS != 0;
 
-// Nothing listens on port 1: the publisher keeps reconnecting, the socket
-// serves.
-json offline_config(const TempDir& dir) {
-    return {{"gateway_id", "gw-fault-build"},
-            {"database", {{"path", dir.file("outbox.db")}}},
-            {"broker", {{"uri", "tcp://127.0.0.1:1"}, {"connect_timeout_ms", 1000}}},
-            {"publisher",
-             {{"reconnect_initial_ms", 50}, {"reconnect_max_ms", 400}, {"lease_retry_ms", 50}}},
-            {"ingest", {{"socket", dir.file("alarms.sock")}}}};
-}
-
 // The daemon's answer to one raise_alarm, or a null json when the socket
 // cannot be reached or gives no answer.
 json raise_alarm(const std::string& socket) {
@@ -76,7 +65,8 @@ TEST_CASE("OUTPOST_FAULT kills outpostd at a store commit only when its build ha
           "[daemon]") {
     TempDir dir;
     const std::string socket = dir.file("alarms.sock");
-    DaemonProcess daemon(dir, offline_config(dir), {"OUTPOST_FAULT=store.after_commit"});
+    DaemonProcess daemon(dir, offline_daemon_config(dir, "gw-fault-build"),
+                         {"OUTPOST_FAULT=store.after_commit"});
     INFO("fault points in this build: " << kBuiltWithFaultPoints);
 
     if (kBuiltWithFaultPoints) {
