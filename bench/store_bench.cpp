@@ -15,7 +15,9 @@
 //                   the sizes of the batches it formed
 //   raw_batched     the raw loop committing exactly those batch sizes, in the
 //                   same order: what the disk allows for that grouping;
-//                   store_parallel's ratio_to_raw_batched
+//                   store_parallel's ratio_to_raw_batched. Both print
+//                   context switches per batch (this process, getrusage):
+//                   the raw loop's are the sleeps in its syncs, the floor.
 //   summary         medians over the rounds, with min and max
 // Raw and store runs alternate in chunks of C alarms (C x T in parallel; for
 // one producer the order swaps every chunk), so a load change on a shared
@@ -306,7 +308,7 @@ RoundFigures run_round(const Args& args, int round, const std::string& prefix,
     // The median pair: a burst of load on one side of one pair moves it
     // little (the ratio of the totals is printed too).
     figures.single_ratio = outpost::bench::median(chunk_ratios);
-    char extra[200];
+    char extra[300];
     std::snprintf(extra, sizeof extra, ",\"transactions_per_s\":%.0f", figures.raw_single_per_s);
     print_side("raw_single", round, args.alarms, raw, extra);
     std::snprintf(extra, sizeof extra,
@@ -322,6 +324,7 @@ RoundFigures run_round(const Args& args, int round, const std::string& prefix,
     std::vector<long> all_sizes;
     std::vector<double> group_ratios;  // per chunk, as for one producer
     long switches = 0;                 // during the store's chunks
+    long raw_switches = 0;             // during the raw loop's (the fsync's own sleeps)
     {
         RawDb raw_db(prefix + "raw-batched.db");
         auto store = open_store(prefix + "parallel.db");
@@ -337,9 +340,11 @@ RoundFigures run_round(const Args& args, int round, const std::string& prefix,
                 sizes = log.take();
             };
             auto run_raw = [&] {
+                const long switches_before = context_switches();
                 timed(vfs, batched, [&] {
                     for (long size : sizes) raw_db.commit_alarms(size);
                 });
+                raw_switches += context_switches() - switches_before;
             };
             // The raw side needs the sizes first: store, then raw, in every
             // chunk (short enough that the load barely moves within one).
@@ -368,10 +373,12 @@ RoundFigures run_round(const Args& args, int round, const std::string& prefix,
     print_side("store_parallel", round, args.alarms, parallel, extra);
     std::snprintf(extra, sizeof extra,
                   ",\"transactions_per_s\":%.0f,\"ms_per_batch\":%.3f,"
+                  "\"context_switches_per_batch\":%.1f,"
                   "\"store_ratio_to_raw_batched\":%.3f,\"ratio_of_totals\":%.3f,"
                   "\"target_ratio\":0.9",
                   static_cast<double>(all_sizes.size()) / batched.seconds,
                   batched.seconds * 1000 / static_cast<double>(all_sizes.size()),
+                  static_cast<double>(raw_switches) / static_cast<double>(all_sizes.size()),
                   figures.group_ratio, batched.seconds / parallel.seconds);
     print_side("raw_batched", round, args.alarms, batched, extra);
     return figures;

@@ -21,6 +21,7 @@
 #include "outpost/store_options.h"
 #include "store/outbox_summary.h"
 #include "store/sqlite_db.h"
+#include "store/wake_signal.h"
 
 namespace outpost::store {
 
@@ -73,7 +74,7 @@ private:
 };
 
 // One request in the group-commit queue. The submitter owns it and blocks in
-// StoreCore::submit until `done`.
+// StoreCore::submit until its batch is done (write_batch.cpp, I2).
 struct WriteOp {
     // Runs inside the open batch transaction. An error from an `isolated` op
     // rolls back that op only; from any other op it fails the whole batch.
@@ -88,7 +89,10 @@ struct WriteOp {
     bool refused_when_full = true;
     // Set by the writer.
     Status status;
-    bool done = false;
+    // Posted once by a leader: kDone after the batch holding this op
+    // committed or failed (status is final), or kLead when this op's caller
+    // is to lead the next batches itself (I2).
+    WakeSignal wake;
 };
 
 class StoreCore final {
@@ -100,7 +104,14 @@ public:
     // Queues `op` and blocks until the batch holding it has committed durably
     // (returns op.status: OK) or failed. Thread-safe. An exception thrown by
     // op.apply is caught and returned as kInternal (write_batch.cpp, I7).
+    // The calling thread may meanwhile lead other callers' batches (at most
+    // kMaxBatchesPerLeader in all), so op.apply may run on another thread.
     Status submit(WriteOp& op);
+
+    // How many batches one caller leads in a row while ops are queued (I2):
+    // each one more saves a hand-off between threads; the cap bounds how long
+    // the leader's own caller waits beyond its own batch.
+    static constexpr unsigned kMaxBatchesPerLeader = 8;
 
     // Write requests in the queue now, the batch in progress included. An
     // observation (for tests and diagnostics): it may change at once.
@@ -180,6 +191,10 @@ private:
     // Runs `batch` as one transaction and sets each op's status (I7: never
     // throws; write_batch may, and `committed` says how far it got).
     void run_batch(const std::vector<WriteOp*>& batch) noexcept;
+    // The leader's loop (I2): batches from the front of the queue while ops
+    // are queued, up to kMaxBatchesPerLeader, then the lead goes to the op at
+    // the front. Called and returns with `lock` (queue_mutex_) held.
+    void lead(std::unique_lock<std::mutex>& lock, WriteOp& own);
     void write_batch(const std::vector<WriteOp*>& batch, bool* committed);
     Status apply_op(WriteOp& op, BatchContext& context);
     Status make_room(uint64_t growth, int64_t uptime_ms, OutboxChange& change);
@@ -204,12 +219,12 @@ private:
     size_t alarm_skeleton_bytes_ = 0;  // set once under alarm_skeleton_once_
 
     mutable std::mutex queue_mutex_;
-    std::condition_variable queue_cv_;
-    std::deque<WriteOp*> queue_;  // guarded by queue_mutex_; front is the leader
-    bool closed_ = false;         // guarded by queue_mutex_
+    // Ops queued or in the batch running (at the front), in arrival order.
+    std::deque<WriteOp*> queue_;          // guarded by queue_mutex_
+    bool closed_ = false;                 // guarded by queue_mutex_
+    std::condition_variable drained_cv_;  // close() waits on it for an empty queue
 
-    // Owned by the batch leader: only the op at the queue's front touches
-    // these, and only one op is at the front at a time.
+    // Owned by the batch leader: only the one leader (I2) touches these.
     Db db_;
     // Prepared statements by SQL text; the ones asked for by a string
     // literal are also found by its address, with no copy or hash of the

@@ -463,3 +463,144 @@ TEST_CASE("bodies that fail or throw in shared batches fail alone; every other b
               db.integer("SELECT count(*) FROM outbox WHERE device_id = '" + device + "'"));
     }
 }
+
+namespace {
+
+// A caller whose op records the thread it ran on, inserts an alarm, then
+// (optionally) waits inside the open transaction and fails its batch. Right
+// after submit returns it looks for its row through a second connection.
+struct TracedWriter {
+    std::string device = "pump-1";
+    Gate* hold_inside = nullptr;  // the op waits here inside the transaction
+    bool fails = false;           // then returns an error (not isolated: the batch fails)
+    Gate entered;                 // opened once the op has inserted its row
+    std::thread::id caller;
+    std::thread::id ran_on;
+    RecordedEvent recorded;
+    Status status;
+    int64_t rows_seen_at_return = -1;  // its event's rows in the file, read at return
+    std::thread thread;
+};
+
+void start_traced(store::StoreCore& core, TracedWriter& writer) {
+    writer.thread = std::thread([&core, &writer] {
+        writer.caller = std::this_thread::get_id();
+        store::WriteOp op;
+        op.growth_bytes = 512;
+        op.apply = [&writer](store::BatchContext& context) -> Status {
+            writer.ran_on = std::this_thread::get_id();
+            Status inserted =
+                store::insert_alarm(context, sample_alarm(writer.device), &writer.recorded);
+            if (!inserted) return inserted;
+            writer.entered.open();
+            if (writer.hold_inside != nullptr && !writer.hold_inside->wait()) {
+                return Status::error(StatusCode::kTimeout, "never released");
+            }
+            return writer.fails ? Status::error(StatusCode::kInvalidArgument, "refused by the test")
+                                : Status::ok();
+        };
+        writer.status = core.submit(op);
+        try {
+            RawSqlite db(core.path(), SQLITE_OPEN_READONLY);
+            writer.rows_seen_at_return = db.integer(
+                "SELECT count(*) FROM outbox WHERE event_id = '" + writer.recorded.event_id + "'");
+        } catch (const std::exception&) {
+            writer.rows_seen_at_return = -2;
+        }
+    });
+}
+
+}  // namespace
+
+TEST_CASE(
+    "a leader leads the batches queued behind its own, and a failed one fails only its callers") {
+    TempDir dir;
+    const std::string path = dir.file("o.db");
+    auto core = open_core(path, test_options());
+    const uint64_t before = commits(*core);
+
+    // a leads; b and c queue behind it; d queues while b's batch is open.
+    TracedWriter a, b, c, d;
+    Gate release_a, release_b;
+    a.hold_inside = &release_a;
+    b.hold_inside = &release_b;
+    b.fails = true;
+    start_traced(*core, a);
+    REQUIRE(a.entered.wait());
+    start_traced(*core, b);
+    REQUIRE(wait_for_queue(*core, 2));
+    start_traced(*core, c);
+    REQUIRE(wait_for_queue(*core, 3));
+    release_a.open();
+    REQUIRE(b.entered.wait());  // b's batch (b, c) is open, a's is over
+    REQUIRE(wait_for_queue(*core, 2));
+    start_traced(*core, d);
+    REQUIRE(wait_for_queue(*core, 3));
+    release_b.open();
+    for (TracedWriter* writer : {&a, &b, &c, &d}) writer->thread.join();
+
+    // a's caller led all three batches: b's and d's ops ran on its thread.
+    CHECK(b.ran_on == a.caller);
+    CHECK(d.ran_on == a.caller);
+    // The failed batch failed its own callers, b and c, and nobody else.
+    REQUIRE_OK(a.status);
+    CHECK(b.status.code() == StatusCode::kInvalidArgument);
+    CHECK_THAT(b.status.message(), Catch::Contains("refused by the test"));
+    CHECK(c.status.code() == StatusCode::kInvalidArgument);
+    REQUIRE_OK(d.status);
+    // Each success was in the file when its caller returned; the failure not.
+    CHECK(a.rows_seen_at_return == 1);
+    CHECK(d.rows_seen_at_return == 1);
+    CHECK(b.rows_seen_at_return == 0);
+    CHECK(commits(*core) == before + 2);
+    REQUIRE_OK(core->close());
+    core.reset();
+
+    RawSqlite db(path);
+    CHECK(db.integer("SELECT count(*) FROM outbox") == 2);
+    CHECK(db.integer("SELECT count(*) FROM alarm_record") == 2);
+    // b's rolled-back seq was not consumed: a then d, in queue order.
+    CHECK(a.recorded.seq == 1);
+    CHECK(d.recorded.seq == 2);
+}
+
+TEST_CASE("a leader hands the lead on after kMaxBatchesPerLeader batches, so its caller returns") {
+    TempDir dir;
+    const std::string path = dir.file("o.db");
+    StoreOptions options = test_options();
+    options.max_batch = 1;  // one op per batch: the batches a leader runs are countable
+    auto core = open_core(path, options);
+    constexpr size_t kCap = store::StoreCore::kMaxBatchesPerLeader;
+
+    TracedWriter first;
+    Gate release;
+    first.hold_inside = &release;
+    start_traced(*core, first);
+    REQUIRE(first.entered.wait());
+    std::vector<TracedWriter> writers(kCap + 1);
+    for (size_t i = 0; i < writers.size(); ++i) {
+        start_traced(*core, writers[i]);
+        REQUIRE(wait_for_queue(*core, i + 2));
+    }
+    release.open();
+    first.thread.join();
+    for (auto& writer : writers) writer.thread.join();
+
+    REQUIRE_OK(first.status);
+    CHECK(first.rows_seen_at_return == 1);
+    // The first caller led its own batch and kCap - 1 more ...
+    for (size_t i = 0; i + 1 < kCap; ++i) {
+        INFO("writer " << i);
+        CHECK(writers[i].ran_on == first.caller);
+    }
+    // ... then handed the lead to the next op, whose caller led on.
+    CHECK(writers[kCap - 1].ran_on == writers[kCap - 1].caller);
+    CHECK(writers[kCap].ran_on == writers[kCap - 1].caller);
+    int64_t seq = first.recorded.seq;
+    for (size_t i = 0; i < writers.size(); ++i) {
+        INFO("writer " << i);
+        REQUIRE_OK(writers[i].status);
+        CHECK(writers[i].rows_seen_at_return == 1);
+        CHECK(writers[i].recorded.seq == ++seq);  // queue order is commit order
+    }
+}
