@@ -8,7 +8,19 @@
 //           20 ms on loopback), where "record" is the envelope's uptimeMs,
 //           sampled as the store's transaction begins (so it includes the
 //           commit's fsync); also publish->PUBACK and record_alarm itself;
-//   wal     WAL bytes per alarm, inserts plus SENT marks, for both runs.
+//   drain_receipts  the same drain with receipts on (issue 11): a receipt
+//           sender in its own process (receipt_responder.h: the bridge's
+//           ReceiptBatcher and receipt sender, without RocketMQ) confirms
+//           what arrives; the rate counts rows confirmed, against bare
+//           paho with the responder subscribed too (target >= 0.8), and
+//           "sent_per_s" counts rows SENT; the WAL bytes include
+//           the SENT marks and the confirmations;
+//   receipt_split  one drain with the responder holding its receipts until
+//           every row is SENT, then releasing them: WAL bytes per alarm of
+//           the SENT marks and of the confirmations apart (could the SENT
+//           mark be dropped with receipts on?);
+//   wal     WAL bytes per alarm, inserts plus SENT marks, for both runs,
+//           and with receipts on.
 //
 // Usage: publish_bench [--alarms=20000] [--window=20] [--rate=500]
 //                      [--seconds=5] [--devices=16] [--rounds=3]
@@ -31,6 +43,7 @@
 #include "mosquitto_fixture.h"
 #include "outpost/publisher.h"
 #include "outpost/store.h"
+#include "receipt_responder.h"
 #include "store/outbox.h"
 #include "store/store_internal.h"
 #include "temp_dir.h"
@@ -99,11 +112,18 @@ uint64_t wal_bytes(Store& store) {
     return stats ? stats->wal_bytes : 0;
 }
 
-PublisherOptions bench_publisher_options(const testing::Mosquitto& broker, int window) {
+PublisherOptions bench_publisher_options(const testing::Mosquitto& broker, int window,
+                                         bool receipts = false) {
     PublisherOptions options;
     options.broker_uri = broker.uri();
     options.client_id = "bench-publisher";
     options.max_in_flight = window;
+    // With receipts: every confirmation comes from the responder, none is
+    // waited out (no republish within a round), and no row waits for room
+    // under max_unconfirmed (the drain is about the publisher's pace).
+    options.receipts = receipts;
+    options.receipt_timeout = std::chrono::seconds(60);
+    options.max_unconfirmed = 1000000;
     return options;
 }
 
@@ -163,17 +183,29 @@ double raw_paho_rate(const testing::Mosquitto& broker, const std::vector<store::
     return static_cast<double>(rows.size()) / elapsed;
 }
 
-bool wait_for_sent(Publisher& publisher, uint64_t count, std::chrono::seconds limit) {
+// Waits until the publisher's counter `field` (sent, confirmed) reaches
+// `count`; false when `limit` passed first.
+bool wait_for_count(Publisher& publisher, uint64_t PublisherStatus::*field, uint64_t count,
+                    std::chrono::seconds limit) {
     const auto deadline = Steady::now() + limit;
-    while (publisher.status().sent < count) {
+    while (publisher.status().*field < count) {
         if (Steady::now() > deadline) return false;
         std::this_thread::sleep_for(std::chrono::milliseconds(2));
     }
     return true;
 }
 
+bool wait_for_sent(Publisher& publisher, uint64_t count, std::chrono::seconds limit) {
+    return wait_for_count(publisher, &PublisherStatus::sent, count, limit);
+}
+
+bool wait_for_confirmed(Publisher& publisher, uint64_t count, std::chrono::seconds limit) {
+    return wait_for_count(publisher, &PublisherStatus::confirmed, count, limit);
+}
+
 struct DrainRound {
-    double publisher_rate = 0;
+    double publisher_rate = 0;  // rows SENT per second, or confirmed with receipts
+    double sent_rate = 0;       // rows SENT per second
     double raw_rate = 0;
     uint64_t wal_insert_bytes = 0;
     uint64_t wal_total_bytes = 0;
@@ -182,7 +214,11 @@ struct DrainRound {
 };
 
 // One round: a fresh backlog, bare paho over its rows, then the publisher.
-DrainRound drain_round(const testing::Mosquitto& broker, const Args& args) {
+// With receipts the responder is subscribed for both, so the bare paho run
+// carries the same broker and responder load; its receipts reach nobody (the
+// publisher is not connected yet) or name rows not yet SENT, which the
+// publisher ignores, and the responder answers every later arrival again.
+DrainRound drain_round(const testing::Mosquitto& broker, const Args& args, bool receipts) {
     testing::TempDir dir;
     auto store = open_bench_store(dir.file("drain.db"));
     prefill(*store, args.alarms, args.devices);
@@ -193,13 +229,21 @@ DrainRound drain_round(const testing::Mosquitto& broker, const Args& args) {
     auto reader = store::core_of(*store).open_reader();
     auto rows = store::fetch_pending(*reader, 0, args.alarms);
     if (!rows) std::exit(1);
+    std::unique_ptr<bench::ReceiptResponder> responder;
+    if (receipts)
+        responder = std::make_unique<bench::ReceiptResponder>(broker.uri(), dir.path(), false);
     round.raw_rate = raw_paho_rate(broker, *rows, args.window);
-
     const auto start = Steady::now();
-    auto publisher = Publisher::start(*store, bench_publisher_options(broker, args.window));
+    auto publisher =
+        Publisher::start(*store, bench_publisher_options(broker, args.window, receipts));
     if (!publisher) std::exit(1);
-    round.drained =
-        wait_for_sent(**publisher, static_cast<uint64_t>(args.alarms), std::chrono::seconds(300));
+    const auto alarms = static_cast<uint64_t>(args.alarms);
+    round.drained = wait_for_sent(**publisher, alarms, std::chrono::seconds(300));
+    round.sent_rate = args.alarms / seconds_since(start);
+    if (receipts) {
+        round.drained =
+            round.drained && wait_for_confirmed(**publisher, alarms, std::chrono::seconds(300));
+    }
     round.publisher_rate = args.alarms / seconds_since(start);
     round.window = (*publisher)->status().window;
     (*publisher)->stop().ignore_error("the figures are taken; a slow stop does not change them");
@@ -208,21 +252,26 @@ DrainRound drain_round(const testing::Mosquitto& broker, const Args& args) {
 }
 
 // Three rounds, medians: a shared 2-core box makes single runs noisy.
-nlohmann::json drain(const testing::Mosquitto& broker, const Args& args) {
+nlohmann::json drain(const testing::Mosquitto& broker, const Args& args, bool receipts) {
     std::vector<DrainRound> rounds;
-    for (int i = 0; i < args.rounds; ++i) rounds.push_back(drain_round(broker, args));
-    std::vector<double> publisher_rates, raw_rates;
+    for (int i = 0; i < args.rounds; ++i) rounds.push_back(drain_round(broker, args, receipts));
+    std::vector<double> publisher_rates, sent_rates, raw_rates, ratios;
     bool drained = true;
     for (const auto& round : rounds) {
         publisher_rates.push_back(round.publisher_rate);
+        sent_rates.push_back(round.sent_rate);
         raw_rates.push_back(round.raw_rate);
+        ratios.push_back(round.publisher_rate / round.raw_rate);
         drained = drained && round.drained;
     }
     const double rate = bench::median(publisher_rates);
     const double raw_rate = bench::median(raw_rates);
     const DrainRound& last = rounds.back();
     const auto alarms = static_cast<uint64_t>(args.alarms);
-    return {{"scenario", "drain"},
+    return {{"scenario", receipts ? "drain_receipts" : "drain"},
+            {"rate_counts", receipts ? "rows confirmed by a receipt" : "rows SENT"},
+            {"sent_per_s", static_cast<int64_t>(bench::median(sent_rates))},
+            {"round_ratios", ratios},
             {"alarms", args.alarms},
             {"rounds", args.rounds},
             {"window", last.window},
@@ -234,6 +283,33 @@ nlohmann::json drain(const testing::Mosquitto& broker, const Args& args) {
             {"wal_bytes_per_alarm", last.wal_total_bytes / alarms},
             {"wal_insert_bytes_per_alarm", last.wal_insert_bytes / alarms},
             {"wal_mark_bytes_per_alarm", (last.wal_total_bytes - last.wal_insert_bytes) / alarms}};
+}
+
+// One drain whose receipts the responder holds until every row is SENT:
+// the WAL bytes of the SENT marks and of the confirmations, apart.
+nlohmann::json receipt_split(const testing::Mosquitto& broker, const Args& args) {
+    testing::TempDir dir;
+    auto store = open_bench_store(dir.file("split.db"));
+    prefill(*store, args.alarms, args.devices);
+    const uint64_t inserted = wal_bytes(*store);
+    bench::ReceiptResponder responder(broker.uri(), dir.path(), true);
+    auto publisher = Publisher::start(*store, bench_publisher_options(broker, args.window, true));
+    if (!publisher) std::exit(1);
+    const auto alarms = static_cast<uint64_t>(args.alarms);
+    bool drained = wait_for_sent(**publisher, alarms, std::chrono::seconds(300));
+    const uint64_t marked = wal_bytes(*store);
+    responder.release();
+    drained = drained && wait_for_confirmed(**publisher, alarms, std::chrono::seconds(300));
+    const uint64_t confirmed = wal_bytes(*store);
+    const PublisherStatus status = (*publisher)->status();
+    (*publisher)->stop().ignore_error("the figures are taken; a slow stop does not change them");
+    return {{"scenario", "receipt_split"},
+            {"alarms", args.alarms},
+            {"drained_and_confirmed", drained},
+            {"republished", status.republished},
+            {"wal_insert_bytes_per_alarm", inserted / alarms},
+            {"wal_sent_mark_bytes_per_alarm", (marked - inserted) / alarms},
+            {"wal_confirm_bytes_per_alarm", (confirmed - marked) / alarms}};
 }
 
 nlohmann::json steady(const testing::Mosquitto& broker, const Args& args) {
@@ -279,6 +355,9 @@ nlohmann::json steady(const testing::Mosquitto& broker, const Args& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    if (argc > 1 && std::string(argv[1]) == bench::kResponderRole) {
+        return bench::run_receipt_responder(argc, argv);
+    }
     Args args;
     if (!bench::parse_int_flags(argc, argv,
                                 {{"--alarms", &args.alarms},
@@ -297,16 +376,28 @@ int main(int argc, char** argv) {
     config.max_inflight_messages = args.window;  // the Receive Maximum both clients see
     testing::Mosquitto broker(config);
 
-    const nlohmann::json drained = drain(broker, args);
+    const nlohmann::json drained = drain(broker, args, false);
     std::printf("%s\n", drained.dump().c_str());
+    std::fflush(stdout);
+    const nlohmann::json confirmed = drain(broker, args, true);
+    std::printf("%s\n", confirmed.dump().c_str());
+    std::fflush(stdout);
+    const nlohmann::json split = receipt_split(broker, args);
+    std::printf("%s\n", split.dump().c_str());
     std::fflush(stdout);
     const nlohmann::json steady_state = steady(broker, args);
     std::printf("%s\n", steady_state.dump().c_str());
-    nlohmann::json wal{{"scenario", "wal"},
-                       {"drain_bytes_per_alarm", drained["wal_bytes_per_alarm"]},
-                       {"drain_insert_bytes_per_alarm", drained["wal_insert_bytes_per_alarm"]},
-                       {"drain_mark_bytes_per_alarm", drained["wal_mark_bytes_per_alarm"]},
-                       {"steady_bytes_per_alarm", steady_state["wal_bytes_per_alarm"]}};
+    nlohmann::json wal{
+        {"scenario", "wal"},
+        {"drain_bytes_per_alarm", drained["wal_bytes_per_alarm"]},
+        {"drain_insert_bytes_per_alarm", drained["wal_insert_bytes_per_alarm"]},
+        {"drain_mark_bytes_per_alarm", drained["wal_mark_bytes_per_alarm"]},
+        {"drain_receipts_bytes_per_alarm", confirmed["wal_bytes_per_alarm"]},
+        {"drain_receipts_mark_and_confirm_bytes_per_alarm", confirmed["wal_mark_bytes_per_alarm"]},
+        {"receipts_extra_bytes_per_alarm", confirmed["wal_bytes_per_alarm"].get<int64_t>() -
+                                               drained["wal_bytes_per_alarm"].get<int64_t>()},
+        {"limit_extra_bytes_per_alarm", 1024},
+        {"steady_bytes_per_alarm", steady_state["wal_bytes_per_alarm"]}};
     std::printf("%s\n", wal.dump().c_str());
     return 0;
 }

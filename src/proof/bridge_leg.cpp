@@ -16,6 +16,10 @@ namespace outpost::torture {
 namespace {
 
 constexpr std::chrono::seconds kRocketMqTimeout{30};
+// The bridge's session expiry: a week (as deployed), or, with broker
+// faults, a second, so a bridge down for a few seconds loses its session.
+constexpr std::chrono::seconds kDefaultSessionExpiry{7 * 24 * 3600};
+constexpr std::chrono::seconds kShortSessionExpiry{1};
 
 }  // namespace
 
@@ -55,28 +59,10 @@ std::unique_ptr<BridgeLeg> BridgeLeg::start(const CampaignOptions& options,
         *error = "cannot create RocketMQ topic " + leg->topic_ + ": " + status.to_string();
         return nullptr;
     }
-    // A persistent session (fixed client id): what the bridge had not
-    // acknowledged when it was killed waits in mosquitto for its restart.
-    const nlohmann::json config = {{"mqtt",
-                                    {{"uri", broker_uri},
-                                     {"client_id", "outpost-torture-bridge-" + run_name},
-                                     {"shared_group", "torture-" + run_name},
-                                     {"keepalive_s", 5},
-                                     {"reconnect_min_ms", 50},
-                                     {"reconnect_max_ms", 500}}},
-                                   {"rocketmq",
-                                    {{"name_servers", leg->rocketmq_["NAMESRV_ADDR"]},
-                                     {"producer_group", "outpost_torture"},
-                                     {"send_timeout_ms", 3000},
-                                     {"max_attempts", 2},
-                                     {"retry_pause_max_ms", 500}}},
-                                   {"mapping",
-                                    {{{"mqtt_filter", "outpost/+/alarm/+"},
-                                      {"rocketmq_topic", leg->topic_},
-                                      {"tag", "${payload.severity}"}}}},
-                                   {"quarantine_topic", leg->topic_ + "_quarantine"}};
+    leg->run_name_ = run_name;
+    leg->broker_uri_ = broker_uri;
     leg->config_path_ = scratch + "/bridge.json";
-    std::ofstream(leg->config_path_) << config.dump(2);
+    leg->write_config();
     *error = leg->start_bridge(true);
     if (!error->empty()) return nullptr;
     // Its persistent session must hold the subscription before the first
@@ -92,6 +78,42 @@ std::unique_ptr<BridgeLeg> BridgeLeg::start(const CampaignOptions& options,
     return leg;
 }
 
+void BridgeLeg::write_config() {
+    const std::string name =
+        run_name_ + (incarnation_ == 0 ? "" : "_" + std::to_string(incarnation_));
+    // A persistent session (fixed client id): what the bridge had not
+    // acknowledged when it was killed waits in mosquitto for its restart,
+    // for session_expiry() after it.
+    const nlohmann::json config = {
+        {"mqtt",
+         {{"uri", broker_uri_},
+          {"client_id", "outpost-torture-bridge-" + name},
+          {"shared_group", "torture-" + name},
+          {"keepalive_s", 5},
+          {"session_expiry_s", session_expiry().count()},
+          {"reconnect_min_ms", 50},
+          {"reconnect_max_ms", 500}}},
+        {"rocketmq",
+         {{"name_servers", rocketmq_["NAMESRV_ADDR"]},
+          {"producer_group", "outpost_torture"},
+          {"send_timeout_ms", 3000},
+          {"max_attempts", 2},
+          {"retry_pause_max_ms", 500}}},
+        {"mapping",
+         {{{"mqtt_filter", "outpost/+/alarm/+"},
+           {"rocketmq_topic", topic_},
+           {"tag", "${payload.severity}"}}}},
+        {"quarantine_topic", topic_ + "_quarantine"},
+        // Receipts after SEND_OK to outpost/<gatewayId>/receipt (the bridge's
+        // default, spelled out: the gateway's confirmation depends on it).
+        {"receipts", {{"enabled", true}}}};
+    std::ofstream(config_path_) << config.dump(2);
+}
+
+std::chrono::seconds BridgeLeg::session_expiry() const {
+    return options_.broker_faults > 0 ? kShortSessionExpiry : kDefaultSessionExpiry;
+}
+
 std::string BridgeLeg::start_bridge(bool armed) {
     std::vector<std::string> env;
     armed_ = armed;
@@ -102,8 +124,7 @@ std::string BridgeLeg::start_bridge(bool armed) {
     return error;
 }
 
-std::string BridgeLeg::tend() {
-    if (bridge_->running()) return "";
+std::string BridgeLeg::reap() {
     const int status = bridge_->wait_status();
     if (!armed_ || !WIFSIGNALED(status) || WTERMSIG(status) != SIGKILL) {
         return "the bridge ended by itself (wait status " + std::to_string(status) +
@@ -112,13 +133,61 @@ std::string BridgeLeg::tend() {
     ++kills_;
     planner_.killed(run_);
     ++run_;
+    return "";
+}
+
+std::string BridgeLeg::tend() {
+    if (stopped_ || bridge_->running()) return "";
+    const std::string ended = reap();
+    return ended.empty() ? start_bridge(true) : ended;
+}
+
+std::string BridgeLeg::stop() {
+    if (stopped_) return "";
+    std::string ended;
+    if (bridge_->running()) {
+        bridge_->kill_now();
+    } else {
+        ended = reap();
+    }
+    stopped_ = true;
+    stopped_at_ = std::chrono::steady_clock::now();
+    return ended;
+}
+
+std::string BridgeLeg::resume(std::chrono::milliseconds down) {
+    if (!stopped_) return "";
+    std::this_thread::sleep_until(stopped_at_ + down);
+    stopped_ = false;
     return start_bridge(true);
+}
+
+std::string BridgeLeg::replace() {
+    if (!stopped_) return "";
+    stopped_ = false;
+    ++incarnation_;
+    write_config();
+    return start_bridge(true);
+}
+
+std::string BridgeLeg::disarm() {
+    std::string ended;
+    if (stopped_) {
+        stopped_ = false;
+    } else if (!bridge_->running()) {
+        ended = reap();
+    } else if (armed_) {
+        bridge_.reset();  // SIGTERM: a clean stop, or the kill it was waiting for
+    } else {
+        return "";
+    }
+    const std::string started = start_bridge(false);
+    return ended.empty() ? started : ended;
 }
 
 std::map<std::string, int> BridgeLeg::settle(const std::set<std::string>& wanted,
                                              std::chrono::seconds limit) {
-    bridge_.reset();  // SIGTERM: a clean stop, or the kill it was waiting for
-    start_bridge(false);
+    disarm();  // an end the campaign did not ask for was reported by tend()
     std::map<std::string, int> stored;
     poll_until(
         [&] {

@@ -5,6 +5,7 @@
 #ifndef OUTPOST_PROOF_BRIDGE_LEG_H
 #define OUTPOST_PROOF_BRIDGE_LEG_H
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -29,9 +30,31 @@ class BridgeLeg final {
     // Between gateway runs: if the bridge ended, counts its SIGKILL (an
     // other end is an error, returned) and starts it again armed with the
     // next point; a bridge that is not killed any more is left running.
+    // Nothing while it is stopped (stop()).
     std::string tend();
-    // Restarts the bridge unarmed and waits until RocketMQ holds every id
-    // of `wanted` (or `limit` passes); returns eventId (KEYS) -> messages.
+
+    // The broker faults' hands on the bridge (broker_faults.h). stop()
+    // SIGKILLs the bridge now (after counting a fault-point kill that came
+    // first) and leaves it down; its session stays in the broker until
+    // session_expiry() after the kill.
+    std::string stop();
+    // Starts the stopped bridge again, armed as before, once it has been
+    // down for at least `down` (sleeps the rest).
+    std::string resume(std::chrono::milliseconds down);
+    // Starts, in place of the stopped bridge, one with a new client id and
+    // a new shared group: a subscription that did not exist while it was
+    // down.
+    std::string replace();
+    // Session expiry the bridge asks for: 1 s with options.broker_faults
+    // (a down bridge loses its session quickly), else the bridge's default.
+    std::chrono::seconds session_expiry() const;
+
+    // Restarts the bridge unarmed (counting a kill that came first), so it
+    // runs through the gateway's last, draining run. Returns an error line.
+    std::string disarm();
+    // Disarms the bridge if it is still armed and waits until RocketMQ
+    // holds every id of `wanted` (or `limit` passes); returns eventId
+    // (KEYS) -> messages.
     std::map<std::string, int> settle(const std::set<std::string>& wanted,
                                       std::chrono::seconds limit);
 
@@ -44,13 +67,24 @@ class BridgeLeg final {
   private:
     BridgeLeg(const CampaignOptions& options, std::string scratch);
     std::string start_bridge(bool armed);
+    // Writes bridge.json for the current incarnation_ (client id and
+    // shared group carry it from the first replace() on).
+    void write_config();
+    // The bridge ended: counts a SIGKILL at its armed point; any other end
+    // is returned as an error line.
+    std::string reap();
     std::map<std::string, int> read_rocketmq() const;
 
     const CampaignOptions options_;
     const std::string scratch_;
     std::map<std::string, std::string> rocketmq_;  // NAMESRV_ADDR, BROKER_ADDR, ROCKETMQ_DIR
     std::string topic_;
+    std::string run_name_;
+    std::string broker_uri_;
     std::string config_path_;
+    int incarnation_ = 0;
+    bool stopped_ = false;
+    std::chrono::steady_clock::time_point stopped_at_;
     FaultPlanner planner_;
     uint64_t run_ = 0;
     bool armed_ = false;

@@ -57,13 +57,17 @@ void print_campaign_failure(const char* mode, const CampaignOptions& options,
                             const std::string& scratch, uint64_t kills,
                             const std::vector<std::string>& problems) {
     for (const std::string& line : problems) std::printf("  %s\n", line.c_str());
+    const std::string broker_faults =
+        options.broker_faults > 0 ? " --broker-faults " + std::to_string(options.broker_faults)
+                                  : "";
     std::printf(
         "  files: %s\n  rerun: outpost-torture --mode %s --seed %llu --cuts %llu --workers %d "
-        "--alarms-per-run %d --keep-failures (state accumulates: the whole campaign up to "
+        "--alarms-per-run %d%s%s --keep-failures (state accumulates: the whole campaign up to "
         "this run)\n",
         options.keep_failures ? scratch.c_str() : "(removed; add --keep-failures)", mode,
         static_cast<unsigned long long>(options.seed), static_cast<unsigned long long>(kills),
-        options.workers, options.alarms_per_run);
+        options.workers, options.alarms_per_run, broker_faults.c_str(),
+        options.receipts ? "" : " --no-receipts");
     std::fflush(stdout);
 }
 

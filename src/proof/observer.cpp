@@ -108,6 +108,13 @@ LoggedProcess::~LoggedProcess() {
     }
 }
 
+void LoggedProcess::kill_now() {
+    if (!running()) return;
+    ::kill(pid_, SIGKILL);
+    ::waitpid(pid_, &wait_status_, 0);
+    pid_ = -1;
+}
+
 bool LoggedProcess::running() {
     if (pid_ <= 0) return false;
     if (::waitpid(pid_, &wait_status_, WNOHANG) == pid_) pid_ = -1;
@@ -119,15 +126,14 @@ std::string LoggedProcess::log() const {
 }
 
 std::unique_ptr<MqttObserver> MqttObserver::start(const std::string& dir, std::string* error) {
-    const std::string mosquitto = find_program("mosquitto");
-    const std::string mosquitto_sub = find_program("mosquitto_sub");
-    if (mosquitto.empty() || mosquitto_sub.empty()) {
+    if (find_program("mosquitto").empty() || find_program("mosquitto_sub").empty()) {
         *error =
             "mosquitto and mosquitto_sub are needed (apt-get install mosquitto "
             "mosquitto-clients)";
         return nullptr;
     }
     std::unique_ptr<MqttObserver> observer(new MqttObserver());
+    observer->dir_ = dir;
     observer->port_ = free_loopback_port();
     const std::string config = dir + "/mosquitto.conf";
     // Queue limits off: a subscriber that falls behind must lose nothing,
@@ -137,21 +143,9 @@ std::unique_ptr<MqttObserver> MqttObserver::start(const std::string& dir, std::s
                           << "max_queued_messages 0\nmax_queued_bytes 0\n"
                           << "log_dest stderr\nlog_type error\nlog_type warning\n"
                           << "log_type subscribe\n";
-    observer->broker_ =
-        LoggedProcess::spawn({mosquitto, "-c", config}, dir + "/mosquitto.log", error);
-    if (!observer->broker_) return nullptr;
-    const int port = observer->port_;
-    if (!poll_until([&] { return accepts_connections(port); }, std::chrono::seconds(10))) {
-        *error = "mosquitto did not listen on port " + std::to_string(port) + ":\n" +
-                 observer->broker_->log();
-        return nullptr;
-    }
-    observer->output_ = dir + "/subscriber.out";
-    observer->subscriber_ =
-        LoggedProcess::spawn({mosquitto_sub, "-h", "127.0.0.1", "-p", std::to_string(port), "-V",
-                              "mqttv5", "-q", "1", "-v", "-t", "outpost/#", "-i", kSubscriberId},
-                             observer->output_, error);
-    if (!observer->subscriber_) return nullptr;
+    *error = observer->start_broker();
+    if (error->empty()) *error = observer->start_subscriber();
+    if (!error->empty()) return nullptr;
     const std::string subscribed = std::string(kSubscriberId) + " 1 outpost/#";
     if (!poll_until([&] { return observer->broker_->log().find(subscribed) != std::string::npos; },
                     std::chrono::seconds(10))) {
@@ -159,6 +153,37 @@ std::unique_ptr<MqttObserver> MqttObserver::start(const std::string& dir, std::s
         return nullptr;
     }
     return observer;
+}
+
+std::string MqttObserver::start_broker() {
+    std::string error;
+    broker_ = LoggedProcess::spawn({find_program("mosquitto"), "-c", dir_ + "/mosquitto.conf"},
+                                   dir_ + "/mosquitto.log", &error);
+    if (!broker_) return error;
+    const int port = port_;
+    if (!poll_until([&] { return accepts_connections(port); }, std::chrono::seconds(10))) {
+        return "mosquitto did not listen on port " + std::to_string(port) + ":\n" + broker_->log();
+    }
+    return "";
+}
+
+std::string MqttObserver::start_subscriber() {
+    std::string error;
+    output_ = dir_ + "/subscriber.out";
+    subscriber_ = LoggedProcess::spawn(
+        {find_program("mosquitto_sub"), "-h", "127.0.0.1", "-p", std::to_string(port_), "-V",
+         "mqttv5", "-q", "1", "-v", "-t", "outpost/#", "-i", kSubscriberId},
+        output_, &error);
+    return subscriber_ ? "" : error;
+}
+
+std::string MqttObserver::restart_broker() {
+    broker_->kill_now();
+    std::string error = start_broker();
+    // mosquitto_sub reconnects by itself (and subscribes again); if it gave
+    // up meanwhile, a new one appends to the same output.
+    if (error.empty() && !subscriber_->running()) error = start_subscriber();
+    return error;
 }
 
 std::map<std::string, int> MqttObserver::arrivals() const {

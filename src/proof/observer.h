@@ -28,6 +28,8 @@ class LoggedProcess final {
     LoggedProcess& operator=(const LoggedProcess&) = delete;
 
     bool running();
+    // SIGKILL now and reap it (a crash, not a stop); nothing if it ended.
+    void kill_now();
     // The wait status once it ended (running() false), else -1.
     int wait_status() const { return wait_status_; }
     const std::string& log_path() const { return log_path_; }
@@ -51,12 +53,20 @@ class MqttObserver final {
     std::string broker_uri() const { return "tcp://127.0.0.1:" + std::to_string(port_); }
     // eventId -> arrivals, over alarm topics, from what mosquitto_sub printed.
     std::map<std::string, int> arrivals() const;
+    // SIGKILLs mosquitto (persistence false: every queued message, session
+    // and subscription is gone with it) and starts it again on the same port
+    // with the same configuration; starts the subscriber again if it gave up.
+    // Returns once the broker listens; "" or what failed.
+    std::string restart_broker();
     // The broker and the subscriber still run.
     bool healthy();
     std::string describe_failure() const;
 
   private:
     MqttObserver() = default;
+    std::string start_broker();
+    std::string start_subscriber();
+    std::string dir_;
     int port_ = 0;
     std::string output_;
     std::unique_ptr<LoggedProcess> broker_;

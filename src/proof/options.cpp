@@ -64,6 +64,17 @@ Usage: outpost-torture --mode powercut|kill|e2e|vm|vm-run [options]
                     after it, before the offset acknowledgement) and
                     restarted; every acknowledged alarm must end with exactly
                     one business row, and no other row may exist.
+                    With RocketMQ the gateway runs with receipts on (a short
+                    receipt timeout): the last run ends only when every row
+                    is confirmed, and every acknowledged alarm must be.
+  --no-receipts     e2e: the gateway runs without receipts (SENT is final)
+  --broker-faults N e2e with RocketMQ: also N broker faults, one per run,
+                    cycling from the seed: the bridge replaced by one that
+                    never subscribed, mosquitto SIGKILLed without
+                    persistence and restarted, the bridge down past its
+                    session expiry (1 s in this mode). The MQTT subscriber
+                    then only proves that nothing phantom appeared; without
+                    RocketMQ the campaign exits 77 (skipped)
   --no-consumer     e2e: no consumer leg
   --consumer-script PATH  e2e: scripts/consumer.sh of an Outpost checkout
                     (default: the one beside the RocketMQ script)
@@ -200,6 +211,15 @@ std::optional<CampaignOptions> parse_options(int argc, char** argv, std::string*
             if (!need_text(&options.bridge_binary)) return std::nullopt;
         } else if (arg == "--rocketmq-script") {
             if (!need_text(&options.rocketmq_script)) return std::nullopt;
+        } else if (arg == "--no-receipts") {
+            options.receipts = false;
+        } else if (arg == "--broker-faults") {
+            if (!need_number(0)) return std::nullopt;
+            options.broker_faults = number;
+        } else if (arg == "--child-receipts") {
+            options.child_receipts = true;
+        } else if (arg == "--child-await-receipts") {
+            options.child_await_receipts = true;
         } else if (arg == "--no-consumer") {
             options.consumer = false;
         } else if (arg == "--consumer-script") {

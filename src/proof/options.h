@@ -28,6 +28,13 @@ struct CampaignOptions {
     std::string rocketmq_env;
     std::string bridge_binary;    // outpost-bridge; default: next to this program
     std::string rocketmq_script;  // scripts/rocketmq.sh, for mqadmin (found at run time)
+    // e2e with RocketMQ: broker faults (broker_faults.h), one per run until
+    // this many fired; 0 = none.
+    uint64_t broker_faults = 0;
+    // e2e with RocketMQ: the gateway reads the bridge's receipts, publishes
+    // again what none confirmed, and must end with every acknowledged alarm
+    // confirmed (--no-receipts: SENT is final, as without our bridge).
+    bool receipts = true;
     // e2e with RocketMQ: the consumer leg runs unless --no-consumer.
     bool consumer = true;
     std::string consumer_script;  // scripts/consumer.sh (builds and runs outpost-consumer)
@@ -40,9 +47,11 @@ struct CampaignOptions {
     std::string child;  // "powercut", "kill" or "e2e"
     uint64_t child_index = 0;
     std::string child_db;
-    std::string child_images;   // powercut: where the images go
-    std::string child_retries;  // file of calls to retry first
-    std::string child_broker;   // e2e: the MQTT broker URI the publisher uses
+    std::string child_images;           // powercut: where the images go
+    std::string child_retries;          // file of calls to retry first
+    std::string child_broker;           // e2e: the MQTT broker URI the publisher uses
+    bool child_receipts = false;        // e2e: the publisher runs with receipts on
+    bool child_await_receipts = false;  // e2e: drained means every row confirmed too
     int evidence_fd = -1;
 };
 

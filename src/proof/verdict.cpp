@@ -74,7 +74,8 @@ std::string Totals::final_line() const {
     return "cuts=" + std::to_string(cuts) + " lost=" + std::to_string(lost) +
            " phantom=" + std::to_string(phantom) +
            " integrity_failures=" + std::to_string(integrity_failures) +
-           " duplicates=" + std::to_string(duplicates);
+           " duplicates=" + std::to_string(duplicates) +
+           (broker_faults > 0 ? " broker_faults=" + std::to_string(broker_faults) : "");
 }
 
 }  // namespace outpost::torture

@@ -25,7 +25,8 @@ std::vector<std::string> restart_store(const std::string& db_path, uint64_t quot
 
 struct Totals {
     uint64_t runs = 0;
-    uint64_t cuts = 0;  // power cuts, or SIGKILLs that fired
+    uint64_t cuts = 0;           // power cuts, or SIGKILLs that fired
+    uint64_t broker_faults = 0;  // e2e --broker-faults: faults that fired
     uint64_t failed_runs = 0;
     uint64_t clean_cuts = 0;  // the trigger never fired: cut after the workload
     uint64_t lost = 0;
@@ -47,7 +48,8 @@ struct Totals {
     void add_in_doubt(const faults::CheckReport& report);
     bool ok() const { return lost == 0 && phantom == 0 && integrity_failures == 0; }
     std::string detail_line() const;
-    // "cuts=N lost=L phantom=P integrity_failures=I duplicates=D"
+    // "cuts=N lost=L phantom=P integrity_failures=I duplicates=D", then
+    // " broker_faults=B" when any fired
     std::string final_line() const;
 };
 

@@ -1,7 +1,8 @@
 // The delivery check is the referee past the gateway (outpost-torture --mode
 // e2e): it must see an acknowledged alarm that never became SENT or never
-// reached the observer, and an event the database does not hold, and must
-// count repeats without calling them failures.
+// reached the observer, an event the database does not hold, and (receipts
+// on) an acknowledged alarm no receipt confirmed, and must count repeats
+// without calling them failures.
 #include "proof/delivery_check.h"
 
 #include <catch2/catch.hpp>
@@ -81,6 +82,24 @@ TEST_CASE("repeated arrivals are counted as duplicates, not failures") {
     DeliveryReport report = check_delivery(drained.db, drained.log, "observer", drained.seen, true);
     CHECK(report.ok());
     CHECK(report.duplicates == 6);
+}
+
+TEST_CASE("with receipts, acknowledged alarms all confirmed pass the confirmation check") {
+    Drained drained;
+    RawSqlite(drained.db).exec("UPDATE outbox SET confirmed = 1");
+    DeliveryReport report = check_confirmed(drained.db, drained.log);
+    INFO(report.summary());
+    CHECK(report.ok());
+    CHECK(report.acknowledged == 3);
+}
+
+TEST_CASE("with receipts, an acknowledged alarm SENT but never confirmed is lost") {
+    Drained drained;
+    RawSqlite(drained.db).exec("UPDATE outbox SET confirmed = 1 WHERE id <> 2");
+    DeliveryReport report = check_confirmed(drained.db, drained.log);
+    CHECK(report.not_confirmed == 1);
+    CHECK(report.lost() == 1);
+    CHECK_FALSE(report.ok());
 }
 
 }  // namespace outpost::faults
