@@ -182,6 +182,24 @@ void print_summary(const BridgeConfig& config) {
     std::printf("  quarantine -> %s\n", config.quarantine_topic.c_str());
 }
 
+// Starts the metrics endpoint of metrics.listen over `source` into *server
+// (left empty when off). False, logged, when it cannot listen.
+bool start_metrics(const BridgeConfig& config, const FiguresSource& source,
+                   std::unique_ptr<outpost::MetricsServer>* server) {
+    if (config.metrics.listen.empty()) return true;
+    // parse_bridge_config checked the address; binding can still fail.
+    auto address = outpost::parse_listen_address(config.metrics.listen);
+    auto started = outpost::MetricsServer::start(
+        *address, [&source] { return render_bridge_metrics(source.figures()); });
+    if (!started.is_ok()) {
+        log_error(started.status().with_context("metrics.listen").to_string());
+        return false;
+    }
+    *server = std::move(*started);
+    log_info("metrics at http://" + (*server)->bound_address() + "/metrics");
+    return true;
+}
+
 // Runs the bridge until a stop signal or a fatal error. Does not return when
 // a message is held unacknowledged (std::_Exit, see mqtt_session.h).
 // `stats_fd` >= 0: as a session process (session_child.h), reporting there.
@@ -240,18 +258,7 @@ int run_bridge(const BridgeConfig& config, int stats_fd) {
     }
     StatusReporter reporter(config.status, stats);
     std::unique_ptr<outpost::MetricsServer> metrics;
-    if (!config.metrics.listen.empty()) {
-        // parse_bridge_config checked the address; binding can still fail.
-        auto address = outpost::parse_listen_address(config.metrics.listen);
-        auto server = outpost::MetricsServer::start(
-            *address, [&stats] { return render_bridge_metrics(stats.figures()); });
-        if (!server.is_ok()) {
-            log_error(server.status().with_context("metrics.listen").to_string());
-            return kExitFailure;
-        }
-        metrics = std::move(*server);
-        log_info("metrics at http://" + metrics->bound_address() + "/metrics");
-    }
+    if (!start_metrics(config, stats, &metrics)) return kExitFailure;
     const outpost::Notifier notifier;
     Watchdog watchdog(notifier, stats, stall_limit_for(config),
                       std::chrono::milliseconds(config.status.interval_ms));
@@ -332,17 +339,7 @@ int run_supervisor(const BridgeConfig& config, const std::string& config_path) {
     const SessionProcesses& totals = **processes;
     StatusReporter reporter(config.status, totals);
     std::unique_ptr<outpost::MetricsServer> metrics;
-    if (!config.metrics.listen.empty()) {
-        auto address = outpost::parse_listen_address(config.metrics.listen);
-        auto server = outpost::MetricsServer::start(
-            *address, [&totals] { return render_bridge_metrics(totals.figures()); });
-        if (!server.is_ok()) {
-            log_error(server.status().with_context("metrics.listen").to_string());
-            return kExitFailure;
-        }
-        metrics = std::move(*server);
-        log_info("metrics at http://" + metrics->bound_address() + "/metrics");
-    }
+    if (!start_metrics(config, totals, &metrics)) return kExitFailure;
     const outpost::Notifier notifier;
     Watchdog watchdog(notifier, totals, stall_limit_for(config),
                       std::chrono::milliseconds(config.status.interval_ms));

@@ -39,20 +39,6 @@ void add_figures(BridgeFigures& to, const BridgeFigures& from) {
     to.abandoned += from.abandoned;
 }
 
-void log_line(ChildLogLevel level, const std::string& text) {
-    switch (level) {
-        case ChildLogLevel::kInfo:
-            log_info(text);
-            break;
-        case ChildLogLevel::kWarning:
-            log_warning(text);
-            break;
-        case ChildLogLevel::kError:
-            log_error(text);
-            break;
-    }
-}
-
 }  // namespace
 
 SessionProcesses::SessionProcesses() : started_(std::chrono::steady_clock::now()) {}
@@ -91,7 +77,7 @@ Result<std::unique_ptr<SessionProcesses>> SessionProcesses::start(const BridgeCo
             return self->take_report(lane, line);
         };
         options.on_exit = [self, lane] { self->life_ended(lane); };
-        options.log = log_line;
+        options.log = child_log_to(log_info, log_warning, log_error);
         Result<std::unique_ptr<ChildSupervisor>> child = ChildSupervisor::start(std::move(options));
         if (!child.is_ok()) return child.status();  // the destructor stops those started
         self->children_.push_back(std::move(child).value());

@@ -33,6 +33,24 @@ std::string describe_exit(int wait_status) {
 
 }  // namespace
 
+std::function<void(ChildLogLevel, const std::string&)> child_log_to(
+    void (*info)(const std::string&), void (*warning)(const std::string&),
+    void (*error)(const std::string&)) {
+    return [info, warning, error](ChildLogLevel level, const std::string& text) {
+        switch (level) {
+            case ChildLogLevel::kInfo:
+                info(text);
+                break;
+            case ChildLogLevel::kWarning:
+                warning(text);
+                break;
+            case ChildLogLevel::kError:
+                error(text);
+                break;
+        }
+    };
+}
+
 Result<std::unique_ptr<ChildSupervisor>> ChildSupervisor::start(ChildSupervisorOptions options) {
     if (options.command.empty()) {
         return Status::error(StatusCode::kInvalidArgument, options.name + ": no command");

@@ -72,6 +72,12 @@ struct ChildSupervisorOptions {
     std::function<void(ChildLogLevel, const std::string&)> log;
 };
 
+// ChildSupervisorOptions::log for a program whose log has one function per
+// level (daemon/log.h, bridge/log.h).
+std::function<void(ChildLogLevel, const std::string&)> child_log_to(
+    void (*info)(const std::string&), void (*warning)(const std::string&),
+    void (*error)(const std::string&));
+
 class ChildSupervisor final {
   public:
     // A life at least this long resets the restart backoff.

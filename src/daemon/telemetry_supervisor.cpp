@@ -20,20 +20,6 @@ void add_counters(TelemetryStats& to, const TelemetryStats& from) {
     to.reconnects += from.reconnects;
 }
 
-void log_line(ChildLogLevel level, const std::string& text) {
-    switch (level) {
-        case ChildLogLevel::kInfo:
-            log_info(text);
-            break;
-        case ChildLogLevel::kWarning:
-            log_warning(text);
-            break;
-        case ChildLogLevel::kError:
-            log_error(text);
-            break;
-    }
-}
-
 }  // namespace
 
 Result<std::unique_ptr<TelemetrySupervisor>> TelemetrySupervisor::start(
@@ -54,7 +40,7 @@ Result<std::unique_ptr<TelemetrySupervisor>> TelemetrySupervisor::start(
     child.restart_note = " (alarms are not affected)";
     child.on_report = [self](std::string_view line) { return self->take_report(line); };
     child.on_exit = [self] { self->life_ended(); };
-    child.log = log_line;
+    child.log = child_log_to(log_info, log_warning, log_error);
     Result<std::unique_ptr<ChildSupervisor>> started = ChildSupervisor::start(std::move(child));
     if (!started.is_ok()) return started.status();
     supervisor->child_ = std::move(started).value();
