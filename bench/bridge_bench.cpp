@@ -9,7 +9,11 @@
 //             bridge (mqtt.sessions S, rocketmq.max_in_flight F; mosquitto on
 //             loopback) while it is away, then drained by it (validate,
 //             dedupe, SEND_OK, PUBACK), timed from the first forwarded
-//             message: msg/s and its send latency p50/p99;
+//             message: msg/s and its send latency p50/p99. The bridge is the
+//             outpost-bridge binary as deployed (S > 1: one process per
+//             session, session_processes.h), timed through its status file
+//             (status.interval_ms 100, session reports every 100 ms: both
+//             ends of a run see the same lag, so it mostly cancels);
 //   ratio     bridge / producer of the pair;
 //   speedup   bridge msg/s / the first configuration's bridge msg/s in the
 //             same round (list sessions=1 first: that is today's bridge).
@@ -39,6 +43,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -48,11 +53,6 @@
 #include <vector>
 
 #include "bench_support.h"
-#include "bridge/bridge_stats.h"
-#include "bridge/delivery.h"
-#include "bridge/mqtt_session.h"
-#include "bridge/rocketmq_sink.h"
-#include "bridge/session_group.h"
 #include "common/uuid.h"
 #include "delay_proxy.h"
 #include "mosquitto_fixture.h"
@@ -212,54 +212,66 @@ class RocketMq final {
     std::map<std::string, std::string> broker_conf_;
 };
 
-bridge::BridgeConfig bridge_config(const std::string& mqtt_uri, const std::string& name_servers,
-                                   const std::string& topic, const Setup& setup) {
-    bridge::BridgeConfig config;
-    config.mqtt.uri = mqtt_uri;
+nlohmann::json bridge_config(const std::string& mqtt_uri, const std::string& name_servers,
+                             const std::string& topic, const Setup& setup,
+                             const std::string& status_file) {
     // Per configuration: its own client ids, group and gateway topics, so the
     // sessions of one configuration never hold another's messages.
-    config.mqtt.client_id = "bridge-bench-" + setup.name();
-    config.mqtt.shared_group = "bench-" + setup.name();
-    config.mqtt.topic_filters = {"outpost/gw-" + setup.name() + "/alarm/+"};
-    config.mqtt.sessions = setup.sessions;
-    config.rocketmq.name_servers = name_servers;
-    config.rocketmq.producer_group = "outpost_bridge_bench";
-    config.rocketmq.max_in_flight = setup.in_flight;
-    config.mapping = {{"outpost/+/alarm/+", topic, "${payload.severity}"}};
-    config.quarantine_topic = topic + "_quarantine";
-    config.status.log_to_stderr = false;
-    return config;
+    return {{"mqtt",
+             {{"uri", mqtt_uri},
+              {"client_id", "bridge-bench-" + setup.name()},
+              {"shared_group", "bench-" + setup.name()},
+              {"topic_filters", nlohmann::json::array({"outpost/gw-" + setup.name() + "/alarm/+"})},
+              {"sessions", setup.sessions}}},
+            {"rocketmq",
+             {{"name_servers", name_servers},
+              {"producer_group", "outpost_bridge_bench"},
+              {"max_in_flight", setup.in_flight}}},
+            {"mapping", nlohmann::json::array({{{"mqtt_filter", "outpost/+/alarm/+"},
+                                                {"rocketmq_topic", topic},
+                                                {"tag", "${payload.severity}"}}})},
+            {"quarantine_topic", topic + "_quarantine"},
+            {"receipts", {{"enabled", false}}},
+            {"status", {{"file", status_file}, {"interval_ms", 100}, {"log_to_stderr", false}}}};
 }
 
-// Runs the bridge's sessions until `until` holds or `limit` passes. Returns
-// the seconds from the first forwarded message until `until` held (-1 if it
-// never did): connecting to mosquitto and the route lookup at the name
-// server are set-up, which the producer scenario pays in its warm-up.
-double run_bridge(const bridge::BridgeConfig& config, bridge::BridgeStats& stats,
-                  const std::function<bool()>& until, std::chrono::seconds limit) {
-    bridge::StopSignal stop;
-    bridge::RocketMqSink sink(config.rocketmq);
-    auto delivery = bridge::Delivery::create(config, sink, stats, stop);
-    if (!delivery.is_ok()) return -1;
-    auto sessions = bridge::SessionGroup::create(config, **delivery, stats, stop);
-    if (!sessions.is_ok()) return -1;
+nlohmann::json read_status(const std::string& path) {
+    std::ifstream file(path);
+    const std::string text((std::istreambuf_iterator<char>(file)),
+                           std::istreambuf_iterator<char>());
+    nlohmann::json parsed = nlohmann::json::parse(text, nullptr, false);
+    return parsed.is_object() ? parsed : nlohmann::json::object();
+}
+
+// Runs outpost-bridge with `config` until `until(status)` holds or `limit`
+// passes, then stops it (SIGTERM). Returns the seconds from the first
+// forwarded message until `until` held (-1 if it never did): connecting to
+// mosquitto and the route lookup at the name server are set-up, which the
+// producer scenario pays in its warm-up. `status` gets its last status.
+double run_bridge(const testing::TempDir& dir, const nlohmann::json& config,
+                  const std::function<bool(const nlohmann::json&)>& until,
+                  std::chrono::seconds limit, nlohmann::json* status = nullptr) {
+    const std::string config_path = dir.file("bridge.json");
+    const std::string status_path = config["status"]["file"].get<std::string>();
+    std::remove(status_path.c_str());
+    std::ofstream(config_path) << config.dump(2);
+    const pid_t pid = testing::spawn_logged({OUTPOST_BRIDGE_BINARY, "--config", config_path},
+                                            dir.file("bridge.log"));
     const auto started = Steady::now();
-    (*sessions)->start(nullptr);
     double seconds = -1;
     std::optional<Steady::time_point> first;
+    nlohmann::json now;
     while (Steady::now() - started < limit) {
-        if (!first && stats.forwarded() > 0) first = Steady::now();
-        if (until()) {
-            seconds = std::chrono::duration<double>(Steady::now() - *first).count();
+        now = read_status(status_path);
+        if (!first && now.value("forwarded", 0) > 0) first = Steady::now();
+        if (until(now)) {
+            seconds = first ? std::chrono::duration<double>(Steady::now() - *first).count() : 0;
             break;
         }
-        std::this_thread::sleep_for(std::chrono::microseconds(200));
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
-    stop.request_stop();
-    if (!(*sessions)->wait_all(Steady::now() + std::chrono::seconds(60))) {
-        std::fprintf(stderr, "bridge_bench: a session did not stop\n");
-        std::_Exit(1);
-    }
+    testing::terminate_child(pid, std::chrono::seconds(60));
+    if (status != nullptr) *status = now;
     return seconds;
 }
 
@@ -325,17 +337,17 @@ double measure_producer(rocketmq::Producer& producer, const std::string& topic,
 // The bridge: `envelopes` queued in its persistent sessions while it is
 // away, then drained. Returns msg/s from the first forwarded message to the
 // last (n - 1 intervals); negative if it did not drain. `status` gets its
-// counters.
-double measure_bridge(const bridge::BridgeConfig& config, const std::string& mqtt_uri,
-                      const std::vector<Envelope>& envelopes, nlohmann::json& status) {
+// last status line.
+double measure_bridge(const testing::TempDir& dir, const nlohmann::json& config,
+                      const std::string& mqtt_uri, const std::vector<Envelope>& envelopes,
+                      nlohmann::json& status) {
     if (!publish_all(mqtt_uri, envelopes)) return -1;
-    bridge::BridgeStats stats;
     const double seconds = run_bridge(
-        config, stats, [&] { return stats.forwarded() >= envelopes.size(); },
-        std::chrono::seconds(300));
-    status = nlohmann::json::parse(stats.to_json_line());
+        dir, config,
+        [&](const nlohmann::json& now) { return now.value("forwarded", 0u) >= envelopes.size(); },
+        std::chrono::seconds(300), &status);
     if (seconds <= 0) {
-        std::fprintf(stderr, "bridge did not drain: %s\n", stats.to_json_line().c_str());
+        std::fprintf(stderr, "bridge did not drain: %s\n", status.dump().c_str());
         return -1;
     }
     return static_cast<double>(envelopes.size() - 1) / seconds;
@@ -359,6 +371,15 @@ bool warm_up(rocketmq::Producer& producer, const std::string& topic) {
 
 double round2(double value) {
     return std::round(value * 100) / 100;
+}
+
+// The 1-minute load average (/proc/loadavg), -1 when unreadable: the box is
+// shared, and the figures mean little without it.
+double load_average() {
+    std::ifstream file("/proc/loadavg");
+    double load = -1;
+    file >> load;
+    return load;
 }
 
 struct Results {
@@ -399,6 +420,8 @@ int main(int argc, char** argv) {
         }
     }
     testing::Mosquitto broker;
+    testing::TempDir dir;
+    const std::string status_file = dir.file("status.json");
     const std::string topic =
         "bench_bridge_" + std::to_string(std::chrono::duration_cast<std::chrono::seconds>(
                                              std::chrono::system_clock::now().time_since_epoch())
@@ -420,10 +443,14 @@ int main(int argc, char** argv) {
             return 1;
         }
         // Creates the persistent sessions and their subscriptions, then leaves.
-        bridge::BridgeStats setup_stats;
         run_bridge(
-            bridge_config(broker.uri(), rocketmq.name_servers(), topic, setup), setup_stats,
-            [] { return false; }, std::chrono::seconds(2));
+            dir, bridge_config(broker.uri(), rocketmq.name_servers(), topic, setup, status_file),
+            [connected = std::optional<Steady::time_point>()](const nlohmann::json& now) mutable {
+                // Connected, then a second for the subscriptions to be made.
+                if (!connected && now.value("mqtt_connected", false)) connected = Steady::now();
+                return connected && Steady::now() - *connected > std::chrono::seconds(1);
+            },
+            std::chrono::seconds(60));
     }
 
     // Rounds outermost: every configuration is measured in every round, so a
@@ -433,8 +460,8 @@ int main(int argc, char** argv) {
         double first_bridge_rate = 0;
         for (std::size_t c = 0; c < setups.size(); ++c) {
             const Setup& setup = setups[c];
-            const bridge::BridgeConfig config =
-                bridge_config(broker.uri(), rocketmq.name_servers(), topic, setup);
+            const nlohmann::json config =
+                bridge_config(broker.uri(), rocketmq.name_servers(), topic, setup, status_file);
             double producer_rate = 0, bridge_rate = 0;
             nlohmann::json status;
             for (int side = 0; side < 2; ++side) {
@@ -445,7 +472,7 @@ int main(int argc, char** argv) {
                     producer_rate = measure_producer(*producers[c], topic + "_raw", envelopes,
                                                      setup.sessions, results[c].producer_latencies);
                 } else {
-                    bridge_rate = measure_bridge(config, broker.uri(), envelopes, status);
+                    bridge_rate = measure_bridge(dir, config, broker.uri(), envelopes, status);
                 }
             }
             if (producer_rate <= 0 || bridge_rate <= 0) return 1;
@@ -468,7 +495,8 @@ int main(int argc, char** argv) {
                                        {"ratio", round2(r.ratios.back())},
                                        {"speedup", round2(r.speedups.back())},
                                        {"bridge_send_p50_ms", status["send_latency_ms"]["p50"]},
-                                       {"bridge_send_p99_ms", status["send_latency_ms"]["p99"]}}
+                                       {"bridge_send_p99_ms", status["send_latency_ms"]["p99"]},
+                                       {"load1", load_average()}}
                             .dump()
                             .c_str());
             std::fflush(stdout);
@@ -495,6 +523,7 @@ int main(int argc, char** argv) {
                         {"ratio_min", round2(*std::min_element(r.ratios.begin(), r.ratios.end()))},
                         {"ratio_max", round2(*std::max_element(r.ratios.begin(), r.ratios.end()))},
                         {"speedup_vs_first_median", round2(bench::median(r.speedups))},
+                        {"load1_at_end", load_average()},
                         {"target_ratio", 0.85},
                         {"meets_target", ratio >= 0.85}}
                         .dump()

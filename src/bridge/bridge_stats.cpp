@@ -74,8 +74,10 @@ std::uint64_t BridgeStats::quarantined() const {
 
 BridgeFigures BridgeStats::figures() const {
     const auto now = std::chrono::steady_clock::now();
-    std::lock_guard<std::mutex> lock(mutex_);
     BridgeFigures figures;
+    // Outside mutex_: the receipt side has locks of its own.
+    if (receipt_source_) figures.receipts = receipt_source_();
+    std::lock_guard<std::mutex> lock(mutex_);
     figures.uptime = now - started_;
     figures.received = received_;
     figures.redelivered = redelivered_;
@@ -94,8 +96,7 @@ BridgeFigures BridgeStats::figures() const {
     return figures;
 }
 
-std::string BridgeStats::to_json_line() const {
-    const BridgeFigures now = figures();
+std::string figures_json_line(const BridgeFigures& now) {
     nlohmann::json quarantined = {{"total", now.quarantined_total}};
     for (const auto& [reason, count] : now.quarantined) quarantined[reason] = count;
     nlohmann::json errors = {{"total", now.rocketmq_errors_total}};
@@ -128,8 +129,8 @@ std::string BridgeStats::to_json_line() const {
           {"p99", round_to_hundredths(latency.percentile_us(0.99) / 1000.0)}}},
         {"mqtt_sessions", sessions}};
     if (!now.rocketmq_refused.empty()) line["rocketmq_refused"] = now.rocketmq_refused;
-    if (receipt_source_) {  // receipts (issue 11)
-        const ReceiptFigures receipts = receipt_source_();
+    if (now.receipts) {  // receipts (issue 11)
+        const ReceiptFigures& receipts = *now.receipts;
         line["receipts"] = {{"ids_offered", receipts.ids_offered},
                             {"ids_sent", receipts.ids_sent},
                             {"ids_dropped", receipts.ids_dropped},
@@ -137,6 +138,10 @@ std::string BridgeStats::to_json_line() const {
                             {"messages_failed", receipts.messages_failed},
                             {"acked", receipts.acked},
                             {"ack_failed", receipts.ack_failed}};
+    }
+    if (!now.process_pids.empty()) {  // session_processes.h
+        line["session_processes"] = {{"restarts", now.process_restarts},
+                                     {"pids", now.process_pids}};
     }
     // Replace, not throw, should a string ever hold invalid UTF-8.
     return line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);

@@ -13,6 +13,9 @@
 //                "messages_sent":3,"messages_failed":0,"acked":3,"ack_failed":0},
 //    "rocketmq_refused":"..."}   (only once RocketMQ refused our identity)
 // "receipts" appears only when receipts are on (issue 11).
+// "session_processes":{"restarts":0,"pids":[..]} appears only in a bridge
+// whose sessions run in processes of their own (session_processes.h); its
+// counters are the sums over all of them and all their lives.
 // "holding" is true while a message waits inside the callback for RocketMQ.
 // "mqtt_connected" is true while every MQTT session is connected;
 // "mqtt_sessions" tells them apart by client id.
@@ -24,7 +27,9 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "bridge/latency_histogram.h"
 #include "bridge/quarantine_reason.h"
@@ -32,8 +37,14 @@
 
 namespace outpost::bridge {
 
-// A consistent copy of every figure, for the metrics endpoint and the
-// watchdog (BridgeStats::figures()).
+// Receipts (issue 11): what the receipt batcher and sender counted.
+struct ReceiptFigures {
+    std::int64_t ids_offered = 0, ids_sent = 0, ids_dropped = 0;
+    std::int64_t messages_sent = 0, messages_failed = 0, acked = 0, ack_failed = 0;
+};
+
+// A consistent copy of every figure, for the status line, the metrics
+// endpoint and the watchdog (FiguresSource::figures()).
 struct BridgeFigures {
     std::chrono::steady_clock::duration uptime{};
     std::uint64_t received = 0;
@@ -49,13 +60,42 @@ struct BridgeFigures {
     std::uint64_t mqtt_connects = 0;
     std::map<std::string, bool> mqtt_sessions;  // client id -> connected
     LatencyHistogram send_latency;
-    std::string rocketmq_refused;  // empty unless RocketMQ refused our identity
+    std::string rocketmq_refused;            // empty unless RocketMQ refused our identity
+    std::optional<ReceiptFigures> receipts;  // only when receipts are on
+    // Session processes (session_processes.h) only: received by a process
+    // that died before settling them (the broker redelivers them, and they
+    // are received again), restarts, and the running pids (-1: down).
+    std::uint64_t abandoned = 0;
+    std::uint64_t process_restarts = 0;
+    std::vector<long> process_pids;
 
     // Messages whose outcome is final: forwarded, quarantined or suppressed.
     std::uint64_t settled() const { return forwarded + quarantined_total + duplicates; }
+    // Received and neither settled nor abandoned: the watchdog's "work pending".
+    std::uint64_t in_hand() const {
+        const std::uint64_t done = settled() + abandoned;
+        return received > done ? received - done : 0;
+    }
 };
 
-class BridgeStats final {
+// The figures as one JSON line (no trailing newline), see above.
+std::string figures_json_line(const BridgeFigures& figures);
+
+// Where the status reporter, the metrics endpoint and the watchdog read the
+// figures: BridgeStats in a process that forwards, the session processes'
+// totals in their supervisor. Thread-safe.
+class FiguresSource {
+  public:
+    virtual ~FiguresSource() = default;
+    // The totals.
+    virtual BridgeFigures figures() const = 0;
+    // One entry per process that forwards, each with its own counters: the
+    // stall rule (stall_detector.h) applies to each, so that one stuck
+    // process is not hidden by the others' progress.
+    virtual std::vector<BridgeFigures> lanes() const { return {figures()}; }
+};
+
+class BridgeStats final : public FiguresSource {
   public:
     BridgeStats();
 
@@ -74,20 +114,17 @@ class BridgeStats final {
 
     // Receipts (issue 11): where to read the receipt figures for the JSON
     // line. Set once, before the status reporter starts.
-    struct ReceiptFigures {
-        std::int64_t ids_offered = 0, ids_sent = 0, ids_dropped = 0;
-        std::int64_t messages_sent = 0, messages_failed = 0, acked = 0, ack_failed = 0;
-    };
+    using ReceiptFigures = bridge::ReceiptFigures;
     void set_receipt_source(std::function<ReceiptFigures()> source) {
         receipt_source_ = std::move(source);
     }
 
     std::uint64_t forwarded() const;
     std::uint64_t quarantined() const;
-    BridgeFigures figures() const;
+    BridgeFigures figures() const override;
 
-    // The counters as one JSON line (no trailing newline), see above.
-    std::string to_json_line() const;
+    // figures_json_line(figures()).
+    std::string to_json_line() const { return figures_json_line(figures()); }
 
   private:
     const std::chrono::steady_clock::time_point started_;

@@ -38,4 +38,32 @@ double LatencyHistogram::percentile_us(double fraction) const {
     return std::exp2(static_cast<double>(kBuckets) / kBucketsPerDoubling);
 }
 
+void LatencyHistogram::merge(const LatencyHistogram& other) {
+    for (std::size_t bucket = 0; bucket < buckets_.size(); ++bucket)
+        buckets_[bucket] += other.buckets_[bucket];
+    count_ += other.count_;
+    sum_us_ += other.sum_us_;
+}
+
+std::vector<std::pair<int, std::uint64_t>> LatencyHistogram::nonzero_buckets() const {
+    std::vector<std::pair<int, std::uint64_t>> buckets;
+    for (int bucket = 0; bucket < kBuckets; ++bucket) {
+        const std::uint64_t count = buckets_[static_cast<std::size_t>(bucket)];
+        if (count > 0) buckets.emplace_back(bucket, count);
+    }
+    return buckets;
+}
+
+LatencyHistogram LatencyHistogram::from_buckets(
+    const std::vector<std::pair<int, std::uint64_t>>& buckets, std::uint64_t sum_us) {
+    LatencyHistogram histogram;
+    for (const auto& [bucket, count] : buckets) {
+        if (bucket < 0 || bucket >= kBuckets) continue;
+        histogram.buckets_[static_cast<std::size_t>(bucket)] += count;
+        histogram.count_ += count;
+    }
+    histogram.sum_us_ = sum_us;
+    return histogram;
+}
+
 }  // namespace outpost::bridge

@@ -7,6 +7,8 @@
 #include <array>
 #include <chrono>
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 namespace outpost::bridge {
 
@@ -25,6 +27,15 @@ class LatencyHistogram final {
     // Samples below `bound`. Exact when `bound` is a bucket edge (any power
     // of two microseconds is one): what a Prometheus "le" bucket needs.
     std::uint64_t count_below(std::chrono::microseconds bound) const;
+
+    // Adds `other`'s samples: the totals over the session processes.
+    void merge(const LatencyHistogram& other);
+    // The non-empty buckets as (index, count) pairs, and the histogram they
+    // came from (with its sum): how a session process reports its latencies
+    // (bridge/figures_line.h). from_buckets ignores indexes out of range.
+    std::vector<std::pair<int, std::uint64_t>> nonzero_buckets() const;
+    static LatencyHistogram from_buckets(const std::vector<std::pair<int, std::uint64_t>>& buckets,
+                                         std::uint64_t sum_us);
 
   private:
     static constexpr int kBucketsPerDoubling = 4;

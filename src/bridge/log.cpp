@@ -7,6 +7,7 @@ namespace outpost::bridge {
 namespace {
 
 std::mutex log_mutex;
+std::string log_tag;  // set before threads start
 
 void write_line(const char* prefix, const std::string& text) {
     std::lock_guard<std::mutex> lock(log_mutex);
@@ -16,14 +17,18 @@ void write_line(const char* prefix, const std::string& text) {
 
 }  // namespace
 
+void set_log_tag(const std::string& tag) {
+    log_tag = "[" + tag + "]";
+}
+
 void log_info(const std::string& text) {
-    write_line("outpost-bridge info: ", text);
+    write_line(("outpost-bridge" + log_tag + " info: ").c_str(), text);
 }
 void log_warning(const std::string& text) {
-    write_line("outpost-bridge warning: ", text);
+    write_line(("outpost-bridge" + log_tag + " warning: ").c_str(), text);
 }
 void log_error(const std::string& text) {
-    write_line("outpost-bridge error: ", text);
+    write_line(("outpost-bridge" + log_tag + " error: ").c_str(), text);
 }
 void log_json_line(const std::string& json_line) {
     write_line("", json_line);

@@ -6,6 +6,9 @@
 
 namespace outpost::bridge {
 
+// Names this process in every line from now on ("outpost-bridge[TAG] ..."):
+// a session process (session_child.h). Call before any thread starts.
+void set_log_tag(const std::string& tag);
 void log_info(const std::string& text);
 void log_warning(const std::string& text);
 void log_error(const std::string& text);

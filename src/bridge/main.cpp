@@ -23,11 +23,13 @@
 #include "bridge/log.h"
 #include "bridge/metrics.h"
 #include "bridge/mqtt_session.h"
-#include "bridge/rocketmq_security.h"
 #include "bridge/receipt_batcher.h"
 #include "bridge/receipt_sender.h"
+#include "bridge/rocketmq_security.h"
 #include "bridge/rocketmq_sink.h"
+#include "bridge/session_child.h"
 #include "bridge/session_group.h"
+#include "bridge/session_processes.h"
 #include "bridge/stall_detector.h"
 #include "bridge/status_reporter.h"
 #include "bridge/stop_signal.h"
@@ -77,8 +79,8 @@ configuration (defaults shown; fields marked * are required):
     "keepalive_s": 30, "connect_timeout_s": 10,
     "reconnect_min_ms": 250, "reconnect_max_ms": 30000,
     "sessions": 1                           sessions in the group, 1 to 64; session
-                                            i > 0 uses client_id-i (README: ordering;
-                                            no faster in one process yet)
+                                            i > 0 uses client_id-i; more than 1: one
+                                            process per session (README: ordering)
   },
   "rocketmq": {
     "name_servers": "127.0.0.1:9876",       * "ip:port;ip:port" or an array
@@ -153,6 +155,16 @@ signals: SIGTERM/SIGINT stop the bridge. A message held for RocketMQ at that
 moment is left unacknowledged (the broker redelivers it); the process then
 exits without a clean MQTT DISCONNECT.
 
+sessions > 1: this process supervises one process per session (the same
+binary), each with its own MQTT session, RocketMQ producer, duplicate cache
+and receipt connection "<its client id>-receipts"; a process that dies is
+started again (backoff between reconnect_min_ms and reconnect_max_ms). The
+status line, metrics and systemd notifications are this process's: totals
+over all sessions, mqtt_sessions per client id, "session_processes" with
+restarts and pids. READY=1 once every session is connected (or after
+connect_timeout_s); WATCHDOG=1 only while no session process is stalled;
+SIGTERM stops every session process as above.
+
 exit status: 0 stopped, 1 runtime failure, 2 usage or configuration error.
 )";
 
@@ -170,9 +182,28 @@ void print_summary(const BridgeConfig& config) {
     std::printf("  quarantine -> %s\n", config.quarantine_topic.c_str());
 }
 
+// Starts the metrics endpoint of metrics.listen over `source` into *server
+// (left empty when off). False, logged, when it cannot listen.
+bool start_metrics(const BridgeConfig& config, const FiguresSource& source,
+                   std::unique_ptr<outpost::MetricsServer>* server) {
+    if (config.metrics.listen.empty()) return true;
+    // parse_bridge_config checked the address; binding can still fail.
+    auto address = outpost::parse_listen_address(config.metrics.listen);
+    auto started = outpost::MetricsServer::start(
+        *address, [&source] { return render_bridge_metrics(source.figures()); });
+    if (!started.is_ok()) {
+        log_error(started.status().with_context("metrics.listen").to_string());
+        return false;
+    }
+    *server = std::move(*started);
+    log_info("metrics at http://" + (*server)->bound_address() + "/metrics");
+    return true;
+}
+
 // Runs the bridge until a stop signal or a fatal error. Does not return when
 // a message is held unacknowledged (std::_Exit, see mqtt_session.h).
-int run_bridge(const BridgeConfig& config) {
+// `stats_fd` >= 0: as a session process (session_child.h), reporting there.
+int run_bridge(const BridgeConfig& config, int stats_fd) {
     // Signals are read from a signalfd below; every thread created from here
     // on (paho's included) inherits the mask.
     const sigset_t stop_signals = outpost::block_stop_signals();
@@ -227,18 +258,7 @@ int run_bridge(const BridgeConfig& config) {
     }
     StatusReporter reporter(config.status, stats);
     std::unique_ptr<outpost::MetricsServer> metrics;
-    if (!config.metrics.listen.empty()) {
-        // parse_bridge_config checked the address; binding can still fail.
-        auto address = outpost::parse_listen_address(config.metrics.listen);
-        auto server = outpost::MetricsServer::start(
-            *address, [&stats] { return render_bridge_metrics(stats.figures()); });
-        if (!server.is_ok()) {
-            log_error(server.status().with_context("metrics.listen").to_string());
-            return kExitFailure;
-        }
-        metrics = std::move(*server);
-        log_info("metrics at http://" + metrics->bound_address() + "/metrics");
-    }
+    if (!start_metrics(config, stats, &metrics)) return kExitFailure;
     const outpost::Notifier notifier;
     Watchdog watchdog(notifier, stats, stall_limit_for(config),
                       std::chrono::milliseconds(config.status.interval_ms));
@@ -248,6 +268,12 @@ int run_bridge(const BridgeConfig& config) {
         const uint64_t one = 1;
         (void)!::write(session_done, &one, sizeof one);
     });
+    std::unique_ptr<FiguresPipe> figures_pipe;
+    if (stats_fd >= 0) {
+        // A broken pipe means the supervising bridge is gone: stop as on SIGTERM.
+        figures_pipe =
+            std::make_unique<FiguresPipe>(stats_fd, stats, [] { ::kill(::getpid(), SIGTERM); });
+    }
     if (auto sent = notifier.send("READY=1"); !sent.is_ok()) log_warning(sent.message());
     pollfd wake[2] = {{signals, POLLIN, 0}, {session_done, POLLIN, 0}};
     while (::poll(wake, 2, -1) < 0 && errno == EINTR) {
@@ -265,6 +291,7 @@ int run_bridge(const BridgeConfig& config) {
                               (config.rocketmq.max_attempts + 1) +
                           std::chrono::seconds(10);
     const std::optional<SessionEnd> end = (*sessions)->wait_all(deadline);
+    if (figures_pipe) figures_pipe->report();
     if (end == SessionEnd::kClean) {
         sessions->reset();  // joins the session threads
         ::close(signals);
@@ -281,9 +308,94 @@ int run_bridge(const BridgeConfig& config) {
     std::_Exit(fatal ? kExitFailure : kExitOk);  // no destructors: paho is blocked (see header)
 }
 
+// The path of this binary, for its session processes.
+std::string own_program() {
+    char self[4096];
+    const ssize_t length = ::readlink("/proc/self/exe", self, sizeof self - 1);
+    return length > 0 ? std::string(self, static_cast<std::size_t>(length)) : std::string();
+}
+
+// mqtt.sessions > 1: supervises one session process per session
+// (session_processes.h) and answers for them all: status, metrics, systemd.
+int run_supervisor(const BridgeConfig& config, const std::string& config_path) {
+    const sigset_t stop_signals = outpost::block_stop_signals();
+    const int signals = ::signalfd(-1, &stop_signals, SFD_CLOEXEC);
+    if (signals < 0) {
+        log_error(std::string("cannot wait for signals: ") + std::strerror(errno));
+        return kExitFailure;
+    }
+    const std::string program = own_program();
+    if (program.empty()) {
+        log_error("cannot read /proc/self/exe to start the session processes");
+        return kExitFailure;
+    }
+    log_info("starting " + std::to_string(config.mqtt.sessions) + " session processes: " +
+             config.mqtt.uri + " -> RocketMQ " + config.rocketmq.name_servers);
+    auto processes = SessionProcesses::start(config, program, config_path);
+    if (!processes.is_ok()) {
+        log_error(processes.status().to_string());
+        return kExitFailure;
+    }
+    const SessionProcesses& totals = **processes;
+    StatusReporter reporter(config.status, totals);
+    std::unique_ptr<outpost::MetricsServer> metrics;
+    if (!start_metrics(config, totals, &metrics)) return kExitFailure;
+    const outpost::Notifier notifier;
+    Watchdog watchdog(notifier, totals, stall_limit_for(config),
+                      std::chrono::milliseconds(config.status.interval_ms));
+    // READY=1 once every session is connected; a broker down at boot must
+    // not fail the unit, so after connect_timeout_s READY=1 is sent anyway.
+    const auto ready_by =
+        std::chrono::steady_clock::now() + std::chrono::seconds(config.mqtt.connect_timeout_s);
+    pollfd wake{signals, POLLIN, 0};
+    bool signalled = false;
+    while (!totals.all_connected() && std::chrono::steady_clock::now() < ready_by) {
+        if (::poll(&wake, 1, 50) > 0) {
+            signalled = true;
+            break;
+        }
+    }
+    if (auto sent = notifier.send("READY=1"); !sent.is_ok()) log_warning(sent.message());
+    while (!signalled && ::poll(&wake, 1, -1) < 0 && errno == EINTR) {
+    }
+    signalfd_siginfo received{};
+    if (::read(signals, &received, sizeof received) > 0) {
+        log_info(std::string("stopping on ") + strsignal(static_cast<int>(received.ssi_signo)));
+    }
+    (void)notifier.send("STOPPING=1");
+    (*processes)->stop();
+    reporter.report();
+    ::close(signals);
+    log_info("stopped");
+    return kExitOk;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+    bool child_usage_error = false;
+    const std::optional<SessionChildArguments> child =
+        parse_session_child_arguments(argc, argv, &child_usage_error);
+    if (child_usage_error) {
+        std::fprintf(stderr,
+                     "outpost-bridge: usage (session process): --config FILE --session I "
+                     "--stats-fd N\n");
+        return kExitUsage;
+    }
+    if (child) {
+        // Only the supervising process talks to systemd.
+        ::unsetenv("NOTIFY_SOCKET");
+        ::unsetenv("WATCHDOG_USEC");
+        ::unsetenv("WATCHDOG_PID");
+        outpost::Result<BridgeConfig> config = load_bridge_config(child->config_path);
+        if (!config.is_ok() || child->index >= config->mqtt.sessions) {
+            std::fprintf(stderr, "outpost-bridge: session process %d: %s\n", child->index,
+                         config.is_ok() ? "no such session" : config.status().message().c_str());
+            return kExitUsage;
+        }
+        set_log_tag("session " + std::to_string(child->index));
+        return run_bridge(session_child_config(*config, child->index), child->stats_fd);
+    }
     int exit_code = kExitOk;
     const std::optional<outpost::ServiceArguments> arguments =
         outpost::parse_service_arguments(argc, argv, "outpost-bridge", kHelp, nullptr, &exit_code);
@@ -302,5 +414,6 @@ int main(int argc, char** argv) {
         print_summary(*config);
         return kExitOk;
     }
-    return run_bridge(*config);
+    if (config->mqtt.sessions > 1) return run_supervisor(*config, arguments->config_path);
+    return run_bridge(*config, -1);
 }

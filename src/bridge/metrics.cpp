@@ -96,7 +96,11 @@ std::string render_bridge_metrics(const BridgeFigures& figures) {
                       figures.held_ms_max);
     out.gauge("outpost_bridge_in_hand",
               "Messages received and not yet forwarded, quarantined or suppressed.",
-              figures.received - figures.settled());
+              figures.in_hand());
+    if (!figures.process_pids.empty()) {  // session processes (session_processes.h)
+        out.counter("outpost_bridge_session_process_restarts_total",
+                    "Session processes started again after one ended.", figures.process_restarts);
+    }
     return out.text();
 }
 

@@ -13,6 +13,8 @@
 //                                    RocketMQ fails, and the longest such hold
 //   in_hand                          received and not yet settled (the watchdog's
 //                                    "work pending")
+//   session_process_restarts_total   only with session processes
+//                                    (session_processes.h)
 #ifndef OUTPOST_BRIDGE_METRICS_H
 #define OUTPOST_BRIDGE_METRICS_H
 

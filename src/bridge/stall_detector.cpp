@@ -23,7 +23,7 @@ bool StallDetector::healthy(const ForwardingProgress& progress,
                        progress.rocketmq_errors != last_.rocketmq_errors;
     seen_ = true;
     last_ = progress;
-    if (!pending || moved) {
+    if (!pending || moved || progress.refused) {
         last_sign_of_life_ = now;
         quiet_for_ = std::chrono::milliseconds(0);
         return true;

@@ -12,7 +12,12 @@
 //    attempt is recorded (rocketmq_errors), at least once per
 //    send_timeout_ms x max_attempts + retry_pause_max_ms. Restarting the
 //    bridge would not help; the outage shows in the metrics instead;
-//  - MQTT disconnected with nothing in hand (the session reconnects itself).
+//  - MQTT disconnected with nothing in hand (the session reconnects itself);
+//  - RocketMQ refused the bridge's identity (wrong key or secret, no
+//    permission, untrusted certificate): the message is held with no further
+//    attempt until an operator fixes the credentials and restarts, so no
+//    answer comes, but the bridge did get one and says why
+//    (rocketmq_refused in status and metrics). Restarting would only loop.
 // So a stall is the forwarding thread itself hanging (a send that never
 // returns, a deadlock, a paho callback that never ends), which a restart
 // does fix: the broker redelivers what was not acknowledged.
@@ -31,6 +36,7 @@ struct ForwardingProgress {
     std::uint64_t received = 0;
     std::uint64_t settled = 0;          // forwarded + quarantined + duplicates
     std::uint64_t rocketmq_errors = 0;  // failed send attempts
+    bool refused = false;               // RocketMQ refused our identity (rocketmq_refused)
 };
 
 // The stall limit for `config`: twice the longest quiet spell a healthy

@@ -11,8 +11,8 @@
 
 namespace outpost::bridge {
 
-StatusReporter::StatusReporter(const StatusConfig& config, const BridgeStats& stats)
-    : config_(config), stats_(stats), thread_([this] { run(); }) {}
+StatusReporter::StatusReporter(const StatusConfig& config, const FiguresSource& source)
+    : config_(config), source_(source), thread_([this] { run(); }) {}
 
 StatusReporter::~StatusReporter() {
     stop_.request_stop();
@@ -25,7 +25,7 @@ void StatusReporter::run() {
 }
 
 void StatusReporter::report() const {
-    const std::string line = stats_.to_json_line();
+    const std::string line = figures_json_line(source_.figures());
     if (config_.log_to_stderr) log_json_line(line);
     if (config_.file.empty()) return;
     // Unique per thread: the final report may race the periodic one.

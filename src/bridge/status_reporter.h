@@ -1,6 +1,6 @@
-// Publishes BridgeStats: every status.interval_ms one JSON line on stderr
-// (status.log_to_stderr) and/or the same JSON in status.file, replaced
-// atomically (write to FILE.tmp, rename) so readers never see half a file.
+// Publishes the figures of a FiguresSource (bridge_stats.h): every status.interval_ms one JSON line
+// on stderr (status.log_to_stderr) and/or the same JSON in status.file, replaced atomically (write
+// to FILE.tmp, rename) so readers never see half a file.
 #ifndef OUTPOST_BRIDGE_STATUS_REPORTER_H
 #define OUTPOST_BRIDGE_STATUS_REPORTER_H
 
@@ -13,10 +13,10 @@
 namespace outpost::bridge {
 
 // Owns one thread ("status"), started by the constructor and stopped and
-// joined by the destructor. `stats` is borrowed and must outlive it.
+// joined by the destructor. `source` is borrowed and must outlive it.
 class StatusReporter final {
   public:
-    StatusReporter(const StatusConfig& config, const BridgeStats& stats);
+    StatusReporter(const StatusConfig& config, const FiguresSource& source);
     ~StatusReporter();
     StatusReporter(const StatusReporter&) = delete;
     StatusReporter& operator=(const StatusReporter&) = delete;
@@ -29,7 +29,7 @@ class StatusReporter final {
     void run();
 
     const StatusConfig config_;
-    const BridgeStats& stats_;
+    const FiguresSource& source_;
     StopSignal stop_;
     std::thread thread_;
 };

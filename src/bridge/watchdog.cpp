@@ -2,6 +2,9 @@
 
 #include <pthread.h>
 
+#include <algorithm>
+#include <vector>
+
 #include "bridge/log.h"
 #include "bridge/stall_detector.h"
 
@@ -17,7 +20,7 @@ void notify(const Notifier& notifier, const std::string& message) {
 std::string status_summary(const BridgeFigures& figures) {
     std::string line = "forwarded " + std::to_string(figures.forwarded) + ", quarantined " +
                        std::to_string(figures.quarantined_total) + ", in hand " +
-                       std::to_string(figures.received - figures.settled());
+                       std::to_string(figures.in_hand());
     if (figures.holding) line += ", RocketMQ failing";
     for (const auto& [client_id, connected] : figures.mqtt_sessions) {
         if (!connected) line += ", MQTT " + client_id + " disconnected";
@@ -25,10 +28,10 @@ std::string status_summary(const BridgeFigures& figures) {
     return line;
 }
 
-Watchdog::Watchdog(const Notifier& notifier, const BridgeStats& stats,
+Watchdog::Watchdog(const Notifier& notifier, const FiguresSource& source,
                    std::chrono::milliseconds stall_limit, std::chrono::milliseconds status_interval)
     : notifier_(notifier),
-      stats_(stats),
+      source_(source),
       stall_limit_(stall_limit),
       period_(notifier.watchdog_interval().count() > 0
                   ? std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -52,24 +55,38 @@ Watchdog::~Watchdog() {
 void Watchdog::run() {
     pthread_setname_np(pthread_self(), "watchdog");
     const bool watching = notifier_.watchdog_interval().count() > 0;
-    StallDetector detector(stall_limit_);
+    std::vector<StallDetector> detectors;  // one per lane
     bool stalled = false;
     do {
-        const BridgeFigures figures = stats_.figures();
+        const BridgeFigures figures = source_.figures();
         std::string message = "STATUS=" + status_summary(figures);
         if (watching) {
-            const bool healthy = detector.healthy(
-                {figures.received, figures.settled(), figures.rocketmq_errors_total},
-                std::chrono::steady_clock::now());
+            const std::vector<BridgeFigures> lanes = source_.lanes();
+            while (detectors.size() < lanes.size()) detectors.emplace_back(stall_limit_);
+            const auto now = std::chrono::steady_clock::now();
+            bool healthy = true;
+            std::uint64_t in_hand = 0;
+            std::chrono::milliseconds quiet{0};
+            for (std::size_t lane = 0; lane < lanes.size(); ++lane) {
+                const BridgeFigures& own = lanes[lane];
+                if (detectors[lane].healthy(
+                        {own.received, own.settled() + own.abandoned, own.rocketmq_errors_total,
+                         !own.rocketmq_refused.empty()},
+                        now)) {
+                    continue;
+                }
+                healthy = false;
+                in_hand += own.in_hand();
+                quiet = std::max(quiet, detectors[lane].quiet_for());
+            }
             if (healthy) {
                 if (stalled) log_info("forwarding moves again; WATCHDOG=1 resumed");
                 message += "\nWATCHDOG=1";
             } else if (!stalled) {
-                log_error(
-                    "forwarding stalled: " + std::to_string(figures.received - figures.settled()) +
-                    " message(s) in hand and neither SEND_OK nor a RocketMQ answer for " +
-                    std::to_string(detector.quiet_for().count()) +
-                    " ms; withholding WATCHDOG=1 so that systemd restarts outpost-bridge");
+                log_error("forwarding stalled: " + std::to_string(in_hand) +
+                          " message(s) in hand and neither SEND_OK nor a RocketMQ answer for " +
+                          std::to_string(quiet.count()) +
+                          " ms; withholding WATCHDOG=1 so that systemd restarts outpost-bridge");
             }
             stalled = !healthy;
         }

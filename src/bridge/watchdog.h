@@ -26,10 +26,12 @@ std::string status_summary(const BridgeFigures& figures);
 // Owns the thread "watchdog" (when NOTIFY_SOCKET is set), started by the
 // constructor; the destructor stops and joins it. It looks every
 // WatchdogSec/2 (without a watchdog: every `status_interval`).
-// `notifier` and `stats` are borrowed and must outlive it.
+// `notifier` and `source` are borrowed and must outlive it. Stalled means
+// any one of source.lanes() stalled: with session processes, one stuck
+// process starves the watchdog though the others forward.
 class Watchdog final {
   public:
-    Watchdog(const Notifier& notifier, const BridgeStats& stats,
+    Watchdog(const Notifier& notifier, const FiguresSource& source,
              std::chrono::milliseconds stall_limit, std::chrono::milliseconds status_interval);
     ~Watchdog();
     Watchdog(const Watchdog&) = delete;
@@ -39,7 +41,7 @@ class Watchdog final {
     void run();
 
     const Notifier& notifier_;
-    const BridgeStats& stats_;
+    const FiguresSource& source_;
     const std::chrono::milliseconds stall_limit_;
     const std::chrono::milliseconds period_;
     StopSignal stop_;

@@ -40,7 +40,10 @@ Status Notifier::send(const std::string& message) const {
     // Abstract names are exactly as long as given; paths end at their NUL.
     const auto length = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + address_.size() +
                                                (address_[0] == '\0' ? 0 : 1));
-    if (sendto(fd_, message.data(), message.size(), MSG_NOSIGNAL,
+    // MSG_DONTWAIT: a notify socket whose reader is slow or gone must not
+    // block the sender (the watchdog thread); the message is dropped and
+    // the failure returned.
+    if (sendto(fd_, message.data(), message.size(), MSG_NOSIGNAL | MSG_DONTWAIT,
                reinterpret_cast<const sockaddr*>(&address), length) < 0) {
         return Status::error(StatusCode::kUnavailable,
                              "sd_notify to " + name_ + ": " + std::strerror(errno));

@@ -27,7 +27,8 @@ class Notifier final {
     std::chrono::microseconds watchdog_interval() const { return watchdog_; }
 
     // Sends `message` ("READY=1", "STATUS=...", newline-separated pairs).
-    // OK when sent or when not under systemd; kUnavailable with errno text.
+    // OK when sent or when not under systemd; kUnavailable with errno text,
+    // also at once when the socket's queue is full: it never blocks.
     Status send(const std::string& message) const;
 
   private:

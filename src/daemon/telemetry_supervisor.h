@@ -27,22 +27,22 @@
 //  - The process gets SIGTERM when outpostd's supervising thread ends
 //    (PR_SET_PDEATHSIG), so a SIGKILLed outpostd leaves no telemetry orphan.
 //
-// Threads: "outpost-tele-sup" spawns, reads the reports and restarts; stop()
-// ends it (SIGTERM to the process, SIGKILL after kStopTimeout).
+// Threads: the child supervisor's (common/child_supervisor.h, the one home
+// for spawning, restarting and stopping a child), "outpost-tele-sup".
 #ifndef OUTPOST_DAEMON_TELEMETRY_SUPERVISOR_H
 #define OUTPOST_DAEMON_TELEMETRY_SUPERVISOR_H
 
 #include <sys/types.h>
 
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
+#include <string_view>
 #include <vector>
 
+#include "common/child_supervisor.h"
 #include "outpost/status.h"
 #include "outpost/telemetry.h"
 
@@ -63,7 +63,7 @@ struct TelemetrySupervisorOptions {
 class TelemetrySupervisor final {
   public:
     // A life at least this long resets the restart backoff.
-    static constexpr std::chrono::seconds kHealthyLife{10};
+    static constexpr std::chrono::seconds kHealthyLife = ChildSupervisor::kHealthyLife;
     // stop() waits this long after SIGTERM before SIGKILL.
     static constexpr std::chrono::seconds kStopTimeout{5};
 
@@ -81,41 +81,24 @@ class TelemetrySupervisor final {
     // Thread-safe. connected is false while no process runs.
     TelemetryStats stats() const;
     // Restarts after the first start. Thread-safe.
-    uint64_t restarts() const;
+    uint64_t restarts() const { return child_->restarts(); }
     // The running process's id, -1 between lives. Thread-safe.
-    pid_t pid() const;
+    pid_t pid() const { return child_->pid(); }
 
     // SIGTERM to the process (its lane stops, counting its ring as
     // dropped_disconnected), waits for it, ends the thread. Idempotent.
-    void stop();
+    void stop() { child_->stop(); }
 
   private:
-    explicit TelemetrySupervisor(TelemetrySupervisorOptions options);
-    // Spawns one process; its pid and the read end of its report pipe.
-    Status spawn(pid_t* pid, int* report_fd);
-    // Reads reports until the process closes the pipe; true when at least
-    // one report arrived.
-    bool read_reports(int report_fd);
-    // Waits for `pid` to end (SIGKILL after kStopTimeout once stopping) and
-    // folds its last counters into the totals. Returns the wait status.
-    int reap(pid_t pid);
-    void supervise(pid_t pid, int report_fd);
-    // Waits up to `delay` unless stop() is called; false on stop.
-    bool pause(std::chrono::milliseconds delay);
+    TelemetrySupervisor() = default;
+    bool take_report(std::string_view line);
+    void life_ended();
 
-    const TelemetrySupervisorOptions options_;
-    std::thread thread_;
+    std::unique_ptr<ChildSupervisor> child_;
 
     mutable std::mutex mutex_;
-    std::condition_variable changed_;  // a report, an exit, or stop
-    bool stopping_ = false;            // guarded by mutex_
-    bool reported_ = false;            // guarded by mutex_: this life reported
-    bool exited_ = false;              // guarded by mutex_: this life ended
-    pid_t pid_ = -1;                   // guarded by mutex_
-    TelemetryStats base_;              // guarded by mutex_: ended lives, summed
-    TelemetryStats current_;           // guarded by mutex_: this life's last report
-    uint64_t restarts_ = 0;            // guarded by mutex_
-    std::mutex stop_mutex_;            // serialises stop() callers
+    TelemetryStats base_;     // guarded by mutex_: ended lives, summed
+    TelemetryStats current_;  // guarded by mutex_: this life's last report
 };
 
 }  // namespace outpost::daemon

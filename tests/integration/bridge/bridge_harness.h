@@ -198,8 +198,8 @@ std::size_t pubacks_from(const Broker& broker, const std::string& client_id) {
 
 // PUBACKs from all `sessions` sessions of a bridge whose mqtt.client_id is
 // `base_id` (session 0 uses base_id, session i base_id-i).
-inline std::size_t pubacks_from_sessions(const Mosquitto& broker, const std::string& base_id,
-                                         int sessions) {
+template <typename Broker>
+std::size_t pubacks_from_sessions(const Broker& broker, const std::string& base_id, int sessions) {
     std::size_t total = 0;
     for (int i = 0; i < sessions; ++i) {
         total += pubacks_from(broker, i == 0 ? base_id : base_id + "-" + std::to_string(i));

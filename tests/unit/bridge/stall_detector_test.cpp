@@ -56,6 +56,20 @@ TEST_CASE("failed RocketMQ answers while a message is held are signs of life, no
     CHECK_FALSE(detector.healthy({1, 0, 8}, t0 + seconds(75)));
 }
 
+TEST_CASE("a refused identity holding a message is an answer, not a stall", "[bridge]") {
+    StallDetector detector(seconds(10));
+    REQUIRE(detector.healthy({1, 0, 1, true}, t0));
+    // The refused message is held with no further attempt until an operator
+    // fixes the credentials: no new answer for minutes, still not a stall.
+    CHECK(detector.healthy({1, 0, 1, true}, t0 + seconds(30)));
+    CHECK(detector.healthy({2, 0, 1, true}, t0 + std::chrono::minutes(10)));
+    CHECK(detector.quiet_for() == milliseconds(0));
+    // Without the refusal, the same silence is a stall.
+    StallDetector silent(seconds(10));
+    REQUIRE(silent.healthy({1, 0, 1, false}, t0));
+    CHECK_FALSE(silent.healthy({1, 0, 1, false}, t0 + seconds(30)));
+}
+
 TEST_CASE("new messages arriving while none settles do not hide a stall", "[bridge]") {
     StallDetector detector(seconds(10));
     REQUIRE(detector.healthy({1, 0, 0}, t0));
