@@ -48,10 +48,40 @@ int fill_to_quota(Store& store) {
     }
 }
 
+// Marks every PENDING row SENT, a publisher window at a time, as the
+// publisher does. With `receipts`, the marked rows are confirmed every five
+// windows, trailing the marks as receipts trail them behind a bridge.
 struct Drained {
     int marked = 0;
     std::vector<std::string> confirmable;  // event ids marked and not yet confirmed
 };
+
+Drained drain(Store& store, int accepted, bool receipts) {
+    auto epoch = acquire_epoch(core_of(store), "test");
+    REQUIRE_OK(epoch);
+    auto reader = core_of(store).open_reader();
+    REQUIRE_OK(reader);
+    Drained drained;
+    for (int64_t after = 0;;) {
+        auto rows = fetch_pending(*reader, after, kWindow);
+        REQUIRE_OK(rows);
+        if (rows->empty()) return drained;
+        std::vector<int64_t> ids;
+        for (const OutboxRow& row : *rows) {
+            ids.push_back(row.id);
+            if (receipts) drained.confirmable.push_back(row.event_id);
+        }
+        Status status = mark_sent(core_of(store), ids, *epoch);
+        INFO("after " << drained.marked << " of " << accepted << " rows marked SENT");
+        REQUIRE_OK(status);
+        drained.marked += static_cast<int>(ids.size());
+        after = ids.back();
+        if (drained.confirmable.size() >= 5 * kWindow) {
+            REQUIRE_OK(confirm_events(core_of(store), drained.confirmable, *epoch));
+            drained.confirmable.clear();
+        }
+    }
+}
 
 }  // namespace
 
@@ -65,23 +95,7 @@ TEST_CASE(
     const int accepted = fill_to_quota(*store);
     REQUIRE(accepted > 20000);
 
-    auto epoch = acquire_epoch(core_of(*store), "test");
-    REQUIRE_OK(epoch);
-    auto reader = core_of(*store).open_reader();
-    REQUIRE_OK(reader);
-    int marked = 0;
-    for (int64_t after = 0;;) {
-        auto rows = fetch_pending(*reader, after, kWindow);
-        REQUIRE_OK(rows);
-        if (rows->empty()) break;
-        std::vector<int64_t> ids;
-        for (const OutboxRow& row : *rows) ids.push_back(row.id);
-        Status status = mark_sent(core_of(*store), ids, *epoch);
-        INFO("after " << marked << " of " << accepted << " rows marked SENT");
-        REQUIRE_OK(status);
-        marked += static_cast<int>(ids.size());
-        after = ids.back();
-    }
+    const int marked = drain(*store, accepted, /*receipts=*/false).marked;
     CHECK(marked == accepted);
     auto stats = store->stats();
     REQUIRE_OK(stats);
@@ -104,32 +118,8 @@ TEST_CASE("with receipts on, a full store drains as receipts confirm what was ma
     const int accepted = fill_to_quota(*store);
     REQUIRE(accepted > 20000);
 
-    auto epoch = acquire_epoch(core_of(*store), "test");
-    REQUIRE_OK(epoch);
-    auto reader = core_of(*store).open_reader();
-    REQUIRE_OK(reader);
-    // Receipts trail the marks by a few windows, as they would behind a
-    // bridge: only confirmed rows may be purged to make room.
-    Drained drained;
-    for (int64_t after = 0;;) {
-        auto rows = fetch_pending(*reader, after, kWindow);
-        REQUIRE_OK(rows);
-        if (rows->empty()) break;
-        std::vector<int64_t> ids;
-        for (const OutboxRow& row : *rows) {
-            ids.push_back(row.id);
-            drained.confirmable.push_back(row.event_id);
-        }
-        Status status = mark_sent(core_of(*store), ids, *epoch);
-        INFO("after " << drained.marked << " of " << accepted << " rows marked SENT");
-        REQUIRE_OK(status);
-        drained.marked += static_cast<int>(ids.size());
-        after = ids.back();
-        if (drained.confirmable.size() >= 5 * kWindow) {
-            REQUIRE_OK(confirm_events(core_of(*store), drained.confirmable, *epoch));
-            drained.confirmable.clear();
-        }
-    }
+    // Only confirmed rows may be purged to make room.
+    const Drained drained = drain(*store, accepted, /*receipts=*/true);
     CHECK(drained.marked == accepted);
     RawSqlite db(path);
     CHECK(db.integer("SELECT count(*) FROM outbox WHERE state = 0") == 0);
