@@ -1,9 +1,8 @@
 #include "store/outbox.h"
 
+#include "common/fault_point.h"
 #include "store/envelope.h"
 #include "store/purge.h"
-
-#include "common/fault_point.h"
 
 namespace outpost::store {
 namespace {
@@ -48,9 +47,8 @@ OutboxRow read_row(const Stmt& stmt) {
     row.seq = stmt.column_int(3);
     row.event_type = stmt.column_text(4);
     row.topic_suffix = stmt.column_text(5);
-    row.envelope = stmt.column_is_null(6) && !stmt.column_is_null(12)
-                       ? rebuild_alarm_envelope(stmt)
-                       : stmt.column_text(6);
+    row.envelope = stmt.column_is_null(6) && !stmt.column_is_null(12) ? rebuild_alarm_envelope(stmt)
+                                                                      : stmt.column_text(6);
     row.state = static_cast<OutboxState>(stmt.column_int(7));
     row.attempts = stmt.column_int(8);
     row.last_error = stmt.column_text(9);
@@ -81,10 +79,10 @@ Status check_epoch(StoreCore& core, int64_t epoch) {
     int64_t current = *step == Stmt::Step::kRow ? (*stmt)->column_int(0) : -1;
     (*stmt)->reset();
     if (current != epoch) {
-        return Status::error(StatusCode::kFenced,
-                             "lease epoch " + std::to_string(epoch) + " was superseded by " +
-                                 std::to_string(current) + ": another publisher owns " +
-                                 core.path());
+        return Status::error(StatusCode::kFenced, "lease epoch " + std::to_string(epoch) +
+                                                      " was superseded by " +
+                                                      std::to_string(current) +
+                                                      ": another publisher owns " + core.path());
     }
     return Status::ok();
 }
@@ -121,7 +119,9 @@ Result<std::vector<OutboxRow>> list_events(Db& reader, OutboxState state, int64_
                                           " WHERE o.id > ?1 AND o.state = ?2"
                                           " ORDER BY o.id LIMIT ?3");
     if (!stmt) return stmt.status();
-    stmt->bind(1, after_id).bind(2, static_cast<int64_t>(state)).bind(3, static_cast<int64_t>(limit));
+    stmt->bind(1, after_id)
+        .bind(2, static_cast<int64_t>(state))
+        .bind(3, static_cast<int64_t>(limit));
     return read_rows(*stmt, "reading outbox rows");
 }
 
@@ -135,50 +135,106 @@ Result<std::vector<OutboxRow>> fetch_unconfirmed(Db& reader, int64_t after_id, i
     return read_rows(*stmt, "reading unconfirmed outbox rows");
 }
 
-Result<int64_t> find_event_id(Db& db, const std::string& event_id) {
+namespace {
+
+// The event id lookup's statements. find_event_id prepares them per call
+// (operator reads); confirm_events takes them from the writer's cache and
+// reads the two bounds once per receipt, not once per id: preparing four
+// statements per id made the outpost-mark thread spend most of its time in
+// SQLite's parser while it confirmed receipts (perf, bench/publish_bench).
+constexpr const char* kOrderedAfterSql =
+    "SELECT CAST(coalesce((SELECT value FROM meta WHERE key = 'event_ids_ordered_after'),"
+    " 0) AS INTEGER)";
+constexpr const char* kNewestIdSql = "SELECT coalesce(max(id), 0) FROM outbox";
+constexpr const char* kProbeSql =
+    "SELECT id, event_id FROM outbox WHERE id >= ?1 ORDER BY id LIMIT 1";
+constexpr const char* kLegacySql = "SELECT id FROM outbox WHERE id <= ?1 AND event_id = ?2";
+
+// Where ordered ids start and the newest id: the bisection's bounds.
+struct LookupBounds {
+    int64_t ordered_after = 0;
+    int64_t newest = 0;
+};
+
+Result<int64_t> first_int(Stmt& stmt, const std::string& what) {
+    auto step = stmt.step(what);
+    if (!step) return step.status();
+    if (*step != Stmt::Step::kRow) {
+        return Status::error(StatusCode::kInternal, what + ": no row returned");
+    }
+    const int64_t value = stmt.column_int(0);
+    stmt.reset();
+    return value;
+}
+
+Result<LookupBounds> lookup_bounds(Stmt& ordered_after, Stmt& newest) {
+    LookupBounds bounds;
+    auto after = first_int(ordered_after, "reading where ordered event ids start");
+    if (!after) return after.status();
+    auto max_id = first_int(newest, "reading the newest id");
+    if (!max_id) return max_id.status();
+    bounds.ordered_after = *after;
+    bounds.newest = *max_id;
+    return bounds;
+}
+
+Result<int64_t> find_in(Stmt& probe, Stmt& legacy, const LookupBounds& bounds,
+                        const std::string& event_id) {
     // Ids made since schema 3 grow with the rowid (outbox_state.cpp seeds
     // the generator): bisect the rowids above the ordered-after mark, each
     // probe one B-tree descent to the first row at or above the midpoint.
-    auto ordered_after = db.query_int(
-        "SELECT CAST(coalesce((SELECT value FROM meta WHERE key = 'event_ids_ordered_after'),"
-        " 0) AS INTEGER)",
-        "reading where ordered event ids start");
-    if (!ordered_after) return ordered_after.status();
-    auto max_id = db.query_int("SELECT coalesce(max(id), 0) FROM outbox", "reading the newest id");
-    if (!max_id) return max_id.status();
-    auto probe =
-        Stmt::prepare(db, "SELECT id, event_id FROM outbox WHERE id >= ?1 ORDER BY id LIMIT 1");
-    if (!probe) return probe.status();
-    int64_t low = *ordered_after + 1;
-    int64_t high = *max_id;
+    int64_t low = bounds.ordered_after + 1;
+    int64_t high = bounds.newest;
     while (low <= high) {
         const int64_t middle = low + (high - low) / 2;
-        probe->reset();
-        probe->bind(1, middle);
-        auto step = probe->step("looking up event " + event_id);
+        probe.reset();
+        probe.bind(1, middle);
+        auto step = probe.step("looking up event " + event_id);
         if (!step) return step.status();
-        if (*step != Stmt::Step::kRow || probe->column_int(0) > high) {
+        if (*step != Stmt::Step::kRow || probe.column_int(0) > high) {
             high = middle - 1;  // no row in [middle, high]
             continue;
         }
-        const int64_t id = probe->column_int(0);
-        const int order = probe->column_text(1).compare(event_id);
-        if (order == 0) return id;
+        const int64_t id = probe.column_int(0);
+        const int order = probe.column_text(1).compare(event_id);
+        if (order == 0) {
+            probe.reset();
+            return id;
+        }
         if (order < 0) {
             low = id + 1;
         } else {
             high = middle - 1;
         }
     }
+    probe.reset();
     // Ids made before schema 3 may be in any order: a scan bounded by the
     // mark, empty on a store created since.
-    auto legacy = Stmt::prepare(db, "SELECT id FROM outbox WHERE id <= ?1 AND event_id = ?2");
-    if (!legacy) return legacy.status();
-    legacy->bind(1, *ordered_after).bind(2, event_id);
-    auto step = legacy->step("looking up event " + event_id);
+    legacy.reset();
+    legacy.bind(1, bounds.ordered_after).bind(2, event_id);
+    auto step = legacy.step("looking up event " + event_id);
     if (!step) return step.status();
-    if (*step == Stmt::Step::kRow) return legacy->column_int(0);
+    const bool found = *step == Stmt::Step::kRow;
+    const int64_t id = found ? legacy.column_int(0) : 0;
+    legacy.reset();
+    if (found) return id;
     return Status::error(StatusCode::kNotFound, "no event " + event_id + " in the outbox");
+}
+
+}  // namespace
+
+Result<int64_t> find_event_id(Db& db, const std::string& event_id) {
+    auto ordered_after = Stmt::prepare(db, kOrderedAfterSql);
+    if (!ordered_after) return ordered_after.status();
+    auto newest = Stmt::prepare(db, kNewestIdSql);
+    if (!newest) return newest.status();
+    auto probe = Stmt::prepare(db, kProbeSql);
+    if (!probe) return probe.status();
+    auto legacy = Stmt::prepare(db, kLegacySql);
+    if (!legacy) return legacy.status();
+    auto bounds = lookup_bounds(*ordered_after, *newest);
+    if (!bounds) return bounds.status();
+    return find_in(*probe, *legacy, *bounds, event_id);
 }
 
 Result<OutboxRow> find_event(Db& reader, const std::string& event_id) {
@@ -283,9 +339,20 @@ Result<ConfirmCounts> confirm_events(StoreCore& core, const std::vector<std::str
         if (!confirm) return confirm.status();
         auto is_confirmed = core.cached(kIsConfirmed);
         if (!is_confirmed) return is_confirmed.status();
+        auto ordered_after = core.cached(kOrderedAfterSql);
+        if (!ordered_after) return ordered_after.status();
+        auto newest = core.cached(kNewestIdSql);
+        if (!newest) return newest.status();
+        auto probe = core.cached(kProbeSql);
+        if (!probe) return probe.status();
+        auto legacy = core.cached(kLegacySql);
+        if (!legacy) return legacy.status();
+        // Nothing inserts inside this op: the bounds hold for every id.
+        auto bounds = lookup_bounds(**ordered_after, **newest);
+        if (!bounds) return bounds.status();
         for (const std::string& event_id : event_ids) {
             // This store's rows only: an id of another gateway is not here.
-            auto id = find_event_id(core.writer(), event_id);
+            auto id = find_in(**probe, **legacy, *bounds, event_id);
             if (!id && id.status().code() == StatusCode::kNotFound) {
                 counts.unknown.push_back(event_id);
                 continue;
