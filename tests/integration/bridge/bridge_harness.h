@@ -390,6 +390,38 @@ inline std::vector<GatewayPublisher::Outgoing> outgoing(const std::vector<Gatewa
     return messages;
 }
 
+// A gateway publishing `messages` from a thread of its own, while the test
+// kills something under it. join() waits for it and returns what went
+// wrong, empty if nothing did.
+class BackgroundGateway final {
+  public:
+    BackgroundGateway(std::string uri, std::string client_id,
+                      std::vector<GatewayPublisher::Outgoing> messages)
+        : thread_([this, uri = std::move(uri), client_id = std::move(client_id),
+                   messages = std::move(messages)] {
+              try {
+                  GatewayPublisher gateway(uri, client_id);
+                  gateway.publish_all(messages);
+              } catch (const std::exception& error) {
+                  error_ = error.what();
+              }
+          }) {}
+    ~BackgroundGateway() {
+        if (thread_.joinable()) thread_.join();
+    }
+    BackgroundGateway(const BackgroundGateway&) = delete;
+    BackgroundGateway& operator=(const BackgroundGateway&) = delete;
+
+    std::string join() {
+        thread_.join();
+        return error_;
+    }
+
+  private:
+    std::string error_;   // written by the thread, read after join()
+    std::thread thread_;  // last: starts once error_ exists
+};
+
 inline std::set<std::string> ids_of(const std::vector<GatewayEvent>& events) {
     std::set<std::string> ids;
     for (const GatewayEvent& event : events) ids.insert(event.event_id);

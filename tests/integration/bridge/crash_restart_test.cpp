@@ -22,21 +22,12 @@ TEST_CASE("a bridge killed with SIGKILL mid-stream and restarted loses nothing")
         bridge.start();
 
         const std::vector<GatewayEvent> events = make_events(2, 5, 30);  // 300 events
-        std::string publish_error;
-        std::thread gateway_thread([&] {
-            try {
-                GatewayPublisher gateway(broker.uri(), "gw-crash-" + run_id());
-                gateway.publish_all(outgoing(events));
-            } catch (const std::exception& error) {
-                publish_error = error.what();
-            }
-        });
+        BackgroundGateway gateway(broker.uri(), "gw-crash-" + run_id(), outgoing(events));
         const bool midway = wait_until([&] { return bridge.counter("forwarded") >= 60; },
                                        std::chrono::seconds(60), std::chrono::milliseconds(5));
         const std::uint64_t forwarded_before_kill = bridge.counter("forwarded");
         bridge.kill9();
-        gateway_thread.join();
-        REQUIRE(publish_error.empty());
+        REQUIRE(gateway.join().empty());
         REQUIRE(midway);
         const std::size_t acked_before_restart = pubacks_from(broker, client_id);
         INFO("forwarded before the kill (status): " << forwarded_before_kill

@@ -33,21 +33,12 @@ TEST_CASE("a session process SIGKILLed mid-stream is started again and nothing i
         REQUIRE(victim > 0);
 
         const std::vector<GatewayEvent> events = make_events(2, 5, 30);  // 300 events
-        std::string publish_error;
-        std::thread gateway_thread([&] {
-            try {
-                GatewayPublisher gateway(broker.uri(), "gw-child-kill-" + run_id());
-                gateway.publish_all(outgoing(events));
-            } catch (const std::exception& error) {
-                publish_error = error.what();
-            }
-        });
+        BackgroundGateway gateway(broker.uri(), "gw-child-kill-" + run_id(), outgoing(events));
         const bool midway = wait_until([&] { return bridge.counter("forwarded") >= 60; },
                                        std::chrono::seconds(60), std::chrono::milliseconds(5));
         ::kill(victim, SIGKILL);
         const std::size_t acked_at_kill = pubacks_from_sessions(broker, base_id, kSessions);
-        gateway_thread.join();
-        REQUIRE(publish_error.empty());
+        REQUIRE(gateway.join().empty());
         REQUIRE(midway);
         INFO("acknowledged when the session process was killed: " << acked_at_kill);
         CHECK(acked_at_kill < events.size());  // the kill really was mid-stream
