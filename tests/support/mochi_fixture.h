@@ -68,19 +68,10 @@ class MochiBroker final {
         const size_t log_start = log().size();
         pid_ =
             spawn_logged({program_, "-listen", "127.0.0.1:" + std::to_string(port_)}, log_path());
-        const auto deadline = std::chrono::steady_clock::now() + timeout;
-        while (log().find(" running on ", log_start) == std::string::npos) {
-            int status = 0;
-            if (::waitpid(pid_, &status, WNOHANG) == pid_) {
-                pid_ = -1;
-                throw std::runtime_error("mochi broker exited at start:\n" + log_tail());
-            }
-            if (std::chrono::steady_clock::now() > deadline) {
-                stop();
-                throw std::runtime_error("mochi broker not ready:\n" + log_tail());
-            }
-            std::this_thread::sleep_for(std::chrono::milliseconds(10));
-        }
+        await_broker_ready(pid_, log_path(), log_start, "mochi broker", timeout,
+                           [](const std::string& text, size_t from) {
+                               return text.find(" running on ", from) != std::string::npos;
+                           });
     }
 
     void stop() {

@@ -144,6 +144,33 @@ inline std::string tail_of(const std::string& text, size_t lines) {
     return text.substr(at);
 }
 
+// Waits until `ready(log, log_start)` holds for the log of the broker just
+// spawned as `pid`. Throws with the log's tail when the broker exits first
+// (pid becomes -1) or when `timeout` passes (the broker is stopped).
+template <typename Ready>
+inline void await_broker_ready(pid_t& pid, const std::string& log_path, size_t log_start,
+                               const std::string& name, std::chrono::milliseconds timeout,
+                               Ready ready) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    for (;;) {
+        const std::string text = read_file(log_path);
+        if (ready(text, log_start)) return;
+        int status = 0;
+        if (::waitpid(pid, &status, WNOHANG) == pid) {
+            pid = -1;
+            throw std::runtime_error(name + " exited at start (status " + std::to_string(status) +
+                                     "):\n" + tail_of(text, 30));
+        }
+        if (std::chrono::steady_clock::now() > deadline) {
+            terminate_child(pid);
+            pid = -1;
+            throw std::runtime_error(name + " not ready after " + std::to_string(timeout.count()) +
+                                     " ms:\n" + tail_of(read_file(log_path), 30));
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+}
+
 // A TLS listener instead of plain TCP. Paths are PEM files.
 struct MosquittoTls {
     std::string ca_file;    // trust anchor for client certificates
@@ -199,27 +226,12 @@ class Mosquitto final {
         if (pid_ > 0) return;
         const size_t log_start = log().size();
         pid_ = spawn_logged({program_, "-c", dir_.file("mosquitto.conf")}, log_path());
-        const auto deadline = std::chrono::steady_clock::now() + timeout;
-        for (;;) {
-            const std::string text = log();
-            const size_t ready = text.find(" running", log_start);
-            if (ready != std::string::npos &&
-                text.rfind("mosquitto version", ready) != std::string::npos) {
-                return;
-            }
-            int status = 0;
-            if (::waitpid(pid_, &status, WNOHANG) == pid_) {
-                pid_ = -1;
-                throw std::runtime_error("mosquitto exited at start (status " +
-                                         std::to_string(status) + "):\n" + log_tail());
-            }
-            if (std::chrono::steady_clock::now() > deadline) {
-                stop();
-                throw std::runtime_error("mosquitto not ready after " +
-                                         std::to_string(timeout.count()) + " ms:\n" + log_tail());
-            }
-            std::this_thread::sleep_for(std::chrono::milliseconds(10));
-        }
+        await_broker_ready(pid_, log_path(), log_start, "mosquitto", timeout,
+                           [](const std::string& text, size_t from) {
+                               const size_t ready = text.find(" running", from);
+                               return ready != std::string::npos &&
+                                      text.rfind("mosquitto version", ready) != std::string::npos;
+                           });
     }
 
     // Replaces the ACL file and makes the running broker reload it (SIGHUP).
