@@ -33,12 +33,19 @@
 # and relays it through its delaying proxy).
 #
 # Secured instances (read by `start`, remembered in DIR/env for the rest):
-#   ROCKETMQ_AUTH=1  the broker authenticates every request (ACL 2.0,
-#                    authenticationEnabled=true; authorization stays off). A
-#                    super user for mqadmin (DIR/home/conf/tools.yml) and a
-#                    normal user made with `mqadmin createUser` for clients;
-#                    env gains ROCKETMQ_ACCESS_KEY=outpost_bridge and
-#                    ROCKETMQ_SECRET_FILE=DIR/bridge.secret (mode 600).
+#   ROCKETMQ_AUTH=1  the broker authenticates every request and authorizes
+#                    it (ACL 2.0: authenticationEnabled, authorizationEnabled).
+#                    A super user for mqadmin (DIR/home/conf/tools.yml) and
+#                    two normal users made with `mqadmin createUser`:
+#                    outpost_bridge, allowed Pub on every topic
+#                    (`mqadmin createAcl`), and outpost_nopub, denied Pub on
+#                    every topic; env gains ROCKETMQ_ACCESS_KEY=outpost_bridge,
+#                    ROCKETMQ_SECRET_FILE=DIR/bridge.secret,
+#                    ROCKETMQ_NOPUB_ACCESS_KEY=outpost_nopub,
+#                    ROCKETMQ_NOPUB_SECRET_FILE=DIR/nopub.secret, and the super
+#                    user's ROCKETMQ_ADMIN_ACCESS_KEY=outpost_admin and
+#                    ROCKETMQ_ADMIN_SECRET_FILE=DIR/admin.secret (mode 600:
+#                    tests create their topics with it).
 #   ROCKETMQ_TLS=1   name server and broker accept TLS only
 #                    (tls.server.mode=enforcing) with a certificate for
 #                    127.0.0.1 from a CA made here with openssl; env gains
@@ -63,7 +70,7 @@ die() {
 }
 
 usage() {
-  sed -n '2,49p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,53p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -247,6 +254,9 @@ authenticationProvider=org.apache.rocketmq.auth.authentication.provider.DefaultA
 authenticationMetadataProvider=org.apache.rocketmq.auth.authentication.provider.LocalAuthenticationMetadataProvider
 initAuthenticationUser={"username":"outpost_admin","password":"$admin_secret"}
 innerClientAuthenticationCredentials={"accessKey":"outpost_admin","secretKey":"$admin_secret"}
+authorizationEnabled=true
+authorizationProvider=org.apache.rocketmq.auth.authorization.provider.DefaultAuthorizationProvider
+authorizationMetadataProvider=org.apache.rocketmq.auth.authorization.provider.LocalAuthorizationMetadataProvider
 EOF
   fi
 }
@@ -301,6 +311,10 @@ EOF
   if [[ "${ROCKETMQ_AUTH:-0}" == 1 ]]; then
     printf 'ROCKETMQ_ACCESS_KEY=outpost_bridge\nROCKETMQ_SECRET_FILE=%s\n' "$dir/bridge.secret" \
       >>"$dir/env.tmp"
+    printf 'ROCKETMQ_NOPUB_ACCESS_KEY=outpost_nopub\nROCKETMQ_NOPUB_SECRET_FILE=%s\n' \
+      "$dir/nopub.secret" >>"$dir/env.tmp"
+    printf 'ROCKETMQ_ADMIN_ACCESS_KEY=outpost_admin\nROCKETMQ_ADMIN_SECRET_FILE=%s\n' \
+      "$dir/admin.secret" >>"$dir/env.tmp"
   fi
   if [[ "${ROCKETMQ_TLS:-0}" == 1 ]]; then
     printf 'ROCKETMQ_TLS_CA=%s\n' "$dir/tls/ca.crt" >>"$dir/env.tmp"
@@ -349,7 +363,8 @@ cmd_start() {
   fi
   if [[ "${ROCKETMQ_AUTH:-0}" == 1 ]]; then
     # The super user mqadmin signs with, and the client user's secret.
-    (umask 077 && random_secret >"$dir/admin.secret" && random_secret >"$dir/bridge.secret")
+    (umask 077 && random_secret >"$dir/admin.secret" && random_secret >"$dir/bridge.secret" &&
+      random_secret >"$dir/nopub.secret")
     mkdir -p "$dir/home/conf"
     (umask 077 && printf 'accessKey: outpost_admin\nsecretKey: %s\n' "$(cat "$dir/admin.secret")" \
       >"$dir/home/conf/tools.yml")
@@ -380,27 +395,29 @@ cmd_start() {
   broker_pid=$(cat "$dir/broker.pid")
   write_env "$dir"
   if [[ "${ROCKETMQ_AUTH:-0}" == 1 ]]; then
-    create_client_user "$dir"
+    create_client_user "$dir" outpost_bridge "$dir/bridge.secret" Allow
+    create_client_user "$dir" outpost_nopub "$dir/nopub.secret" Deny
   fi
   echo "rocketmq.sh: name server 127.0.0.1:$namesrv_port, broker 127.0.0.1:$broker_port; env in $dir/env"
 }
 
-# Creates the clients' user with mqadmin (the broker must be up; it stores
-# users in DIR/store/config, so they survive a broker restart).
+# Creates a client user with mqadmin and its ACL: DECISION (Allow or Deny)
+# for Pub on every topic. The broker must be up; it stores users and ACLs in
+# DIR/store/config, so they survive a broker restart.
 create_client_user() {
-  local dir=$1 out tries=0
+  local dir=$1 user=$2 secret_file=$3 decision=$4 out tries=0
   while ((tries < 10)); do
-    out=$(cmd_admin "$dir" createUser -c OutpostCluster -u outpost_bridge \
-      -p "$(cat "$dir/bridge.secret")" -t Normal 2>&1) || true
-    if cmd_admin "$dir" getUser -c OutpostCluster -u outpost_bridge 2>/dev/null |
-      grep -q outpost_bridge; then
-      return 0
+    out=$(cmd_admin "$dir" createUser -c OutpostCluster -u "$user" \
+      -p "$(cat "$secret_file")" -t Normal 2>&1) || true
+    if cmd_admin "$dir" getUser -c OutpostCluster -u "$user" 2>/dev/null | grep -q "$user"; then
+      break
     fi
     tries=$((tries + 1))
     sleep 1
   done
-  echo "$out" >&2
-  die "mqadmin createUser outpost_bridge failed"
+  ((tries < 10)) || { echo "$out" >&2; die "mqadmin createUser $user failed"; }
+  out=$(cmd_admin "$dir" createAcl -c OutpostCluster -s "User:$user" -r 'Topic:*' -a Pub \
+    -d "$decision" 2>&1) || { echo "$out" >&2; die "mqadmin createAcl for $user failed"; }
 }
 
 cmd_start_broker() {

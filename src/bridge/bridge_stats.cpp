@@ -4,6 +4,8 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "bridge/rocketmq_error_label.h"
+
 namespace outpost::bridge {
 namespace {
 
@@ -38,10 +40,11 @@ void BridgeStats::duplicate_suppressed() {
     ++duplicates_;
 }
 
-void BridgeStats::rocketmq_error(StatusCode code) {
+void BridgeStats::rocketmq_error(StatusCode code, std::optional<std::int32_t> response_code) {
+    const std::string key = rocketmq_error_label(code, response_code).key();
     std::lock_guard<std::mutex> lock(mutex_);
     ++errors_total_;
-    ++errors_[status_code_name(code)];
+    ++errors_[key];
 }
 
 void BridgeStats::holding(bool held, std::chrono::milliseconds held_for) {

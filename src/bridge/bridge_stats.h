@@ -5,7 +5,8 @@
 //   {"ts_ms":..., "uptime_s":..., "mqtt_connected":true, "mqtt_connects":1,
 //    "received":120, "redelivered":3, "forwarded":110, "duplicates_suppressed":2,
 //    "quarantined":{"total":8,"schema_violation":5,...},
-//    "rocketmq_errors":{"total":4,"unavailable":3,"timeout":1},
+//    "rocketmq_errors":{"total":4,"16:NO_PERMISSION":1,"none:unavailable":2,
+//                       "none:timeout":1},   (keys: rocketmq_error_label.h)
 //    "holding":false, "held_ms_max":1234,
 //    "send_latency_ms":{"count":118,"p50":1.7,"p99":9.5},
 //    "mqtt_sessions":{"outpost-bridge-1":true},
@@ -54,7 +55,7 @@ struct BridgeFigures {
     std::uint64_t quarantined_total = 0;
     std::map<std::string, std::uint64_t> quarantined;  // by quarantine reason name
     std::uint64_t rocketmq_errors_total = 0;
-    std::map<std::string, std::uint64_t> rocketmq_errors;  // by StatusCode name
+    std::map<std::string, std::uint64_t> rocketmq_errors;  // by RocketMqErrorLabel::key()
     bool holding = false;
     std::int64_t held_ms_max = 0;
     std::uint64_t mqtt_connects = 0;
@@ -103,8 +104,10 @@ class BridgeStats final : public FiguresSource {
     void message_forwarded(std::chrono::microseconds send_latency);
     void message_quarantined(QuarantineReason reason);
     void duplicate_suppressed();
-    // A failed RocketMQ send, counted by the failure's StatusCode name.
-    void rocketmq_error(StatusCode code);
+    // A failed RocketMQ send, counted by its label (rocketmq_error_label.h):
+    // the response code RocketMQ answered with, or none (`code` then names
+    // the failure).
+    void rocketmq_error(StatusCode code, std::optional<std::int32_t> response_code);
     void holding(bool held, std::chrono::milliseconds held_for);
     // RocketMQ refused the bridge's credentials, rights or certificate trust;
     // `why` is shown in the status line from now on.

@@ -147,14 +147,15 @@ Delivery::SendEnd Delivery::send_until_stored(const SinkMessage& message, Status
     Backoff pause = Backoff::exact(kFirstRetryPause,
                                    std::chrono::milliseconds(config_.rocketmq.retry_pause_max_ms));
     for (int64_t failures = 1;; ++failures) {
-        const Status sent = sink_.send(message);
+        std::optional<std::int32_t> response_code;
+        const Status sent = sink_.send(message, &response_code);
         const auto held = std::chrono::duration_cast<std::chrono::milliseconds>(
             std::chrono::steady_clock::now() - started);
         if (sent.is_ok()) {
             stats_.holding(false, held);
             return SendEnd::kStored;
         }
-        stats_.rocketmq_error(sent.code());
+        stats_.rocketmq_error(sent.code(), response_code);
         if (sent.code() == StatusCode::kPermissionDenied) return hold_until_stop(sent, held);
         if (is_permanent(sent)) {
             stats_.holding(false, held);

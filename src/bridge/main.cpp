@@ -132,14 +132,14 @@ replaced atomically), e.g.
 {"ts_ms":..,"uptime_s":..,"mqtt_connected":true,"mqtt_connects":1,"received":120,
  "redelivered":3,"forwarded":110,"duplicates_suppressed":2,
  "quarantined":{"total":8,"schema_violation":5,..},
- "rocketmq_errors":{"total":4,"unavailable":3,"timeout":1},
+ "rocketmq_errors":{"total":4,"16:NO_PERMISSION":1,"none:unavailable":2,"none:timeout":1},
  "holding":false,"held_ms_max":1234,"send_latency_ms":{"count":118,"p50":1.7,"p99":9.5}}
 A final line is written at exit.
 
 metrics: with metrics.listen ("127.0.0.1:9465"; "" = off; a non-loopback
 address needs allow_non_loopback), GET /metrics answers the Prometheus text
 format: outpost_bridge_forwarded_total, _quarantined_total{reason},
-_duplicates_suppressed_total, _rocketmq_errors_total{code},
+_duplicates_suppressed_total, _rocketmq_errors_total{code,name},
 _send_latency_seconds (histogram), _mqtt_connected{client_id}, _holding,
 _held_longest_seconds, _in_hand and more (README, "Operating the bridge").
 

@@ -3,7 +3,9 @@
 #ifndef OUTPOST_BRIDGE_MESSAGE_SINK_H
 #define OUTPOST_BRIDGE_MESSAGE_SINK_H
 
+#include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "outpost/status.h"
@@ -30,7 +32,10 @@ class MessageSink {
     //   anything else                 transient (unavailable, timeout, topic not
     //                                 found yet, stored without the durability
     //                                 SEND_OK promises): resend later
-    virtual Status send(const SinkMessage& message) = 0;
+    // On an error, *response_code is the code RocketMQ answered with (16
+    // NO_PERMISSION, 11 SLAVE_NOT_AVAILABLE, ...), or empty when no answer
+    // came (connection refused or lost, timeout, TLS) or nothing was sent.
+    virtual Status send(const SinkMessage& message, std::optional<std::int32_t>* response_code) = 0;
 };
 
 }  // namespace outpost::bridge

@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "bridge/quarantine_reason.h"
+#include "bridge/rocketmq_error_label.h"
 #include "common/prometheus_text.h"
 
 namespace outpost::bridge {
@@ -71,10 +72,12 @@ std::string render_bridge_metrics(const BridgeFigures& figures) {
     }
 
     out.family("outpost_bridge_rocketmq_errors_total", "counter",
-               "Failed RocketMQ sends (each attempt), by error class.");
-    for (const auto& [code, count] : figures.rocketmq_errors) {
-        out.sample("outpost_bridge_rocketmq_errors_total", PrometheusText::labels({{"code", code}}),
-                   count);
+               "Failed RocketMQ sends (each attempt), by the response code RocketMQ answered "
+               "with; code=\"none\" when no answer came (name: unavailable, timeout, ...).");
+    for (const auto& [key, count] : figures.rocketmq_errors) {
+        const RocketMqErrorLabel label = RocketMqErrorLabel::from_key(key);
+        out.sample("outpost_bridge_rocketmq_errors_total",
+                   PrometheusText::labels({{"code", label.code}, {"name", label.name}}), count);
     }
 
     render_latency(out, figures.send_latency);

@@ -3,9 +3,11 @@
 // family named outpost_bridge_*:
 //   received, redelivered, forwarded, duplicates_suppressed    counters
 //   quarantined_total{reason}        one series per quarantine reason, 0 included
-//   rocketmq_errors_total{code}      failed RocketMQ sends by error class
-//                                    (StatusCode name: unavailable, timeout,
-//                                    outcome_unknown, rejected, ...)
+//   rocketmq_errors_total{code,name} failed RocketMQ sends by the response
+//                                    code RocketMQ answered with
+//                                    ({code="16",name="NO_PERMISSION"}), or
+//                                    code="none" with the failure's class when
+//                                    no answer came (rocketmq_error_label.h)
 //   send_latency_seconds             histogram, first send to SEND_OK
 //   mqtt_connected{client_id}        1 per connected MQTT session; several
 //                                    sessions add label values, not families

@@ -18,7 +18,7 @@ class RocketMqSink final : public MessageSink {
     // (stored, durability incomplete) is reported as kOutcomeUnknown: the
     // bridge acknowledges only SEND_OK, so it resends (consumers dedupe).
     // A refused identity is kPermissionDenied (see Producer::send).
-    Status send(const SinkMessage& message) override;
+    Status send(const SinkMessage& message, std::optional<std::int32_t>* response_code) override;
 
   private:
     rocketmq::Producer producer_;

@@ -2,6 +2,12 @@
 
 namespace outpost::rocketmq {
 
+namespace {
+
+constexpr const char* kUnknownCodeName = "UNKNOWN_CODE";
+
+}  // namespace
+
 const char* response_code_name(std::int32_t code) {
     switch (code) {
         case kResponseSuccess:
@@ -33,8 +39,12 @@ const char* response_code_name(std::int32_t code) {
         case kResponseGoAway:
             return "GO_AWAY";
         default:
-            return "UNKNOWN_CODE";
+            return kUnknownCodeName;
     }
+}
+
+bool is_known_response_code(std::int32_t code) {
+    return response_code_name(code) != kUnknownCodeName;
 }
 
 }  // namespace outpost::rocketmq

@@ -37,8 +37,12 @@ constexpr std::int32_t kRemotingVersion = 401;
 constexpr const char* kAutoCreateTopicTemplate = "TBW102";
 
 // Returns the upstream name of a response code ("SYSTEM_BUSY"), or
-// "UNKNOWN_CODE" for codes this client does not know.
+// "UNKNOWN_CODE" for codes this client does not know. The one table of code
+// names: logs, errors and the bridge's error metrics all read it.
 const char* response_code_name(std::int32_t code);
+
+// True when response_code_name knows `code`.
+bool is_known_response_code(std::int32_t code);
 
 }  // namespace outpost::rocketmq
 

@@ -31,13 +31,18 @@ std::vector<std::string> NameServerList::in_asking_order() const {
     return order;
 }
 
-void NameServerList::answered(const std::string& address) {
+bool NameServerList::answered(const std::string& address) {
     for (std::size_t i = 0; i < addresses_.size(); ++i) {
         if (addresses_[i] == address) {
             first_ = i;
-            return;
+            break;
         }
     }
+    return failing_.erase(address) > 0;
+}
+
+bool NameServerList::failed(const std::string& address) {
+    return failing_.insert(address).second;
 }
 
 }  // namespace outpost::rocketmq

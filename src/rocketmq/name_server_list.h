@@ -9,6 +9,7 @@
 #define OUTPOST_ROCKETMQ_NAME_SERVER_LIST_H
 
 #include <cstddef>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -27,11 +28,17 @@ class NameServerList final {
     // configured order after it.
     std::vector<std::string> in_asking_order() const;
     // `address` answered (a route or "no such topic"): ask it first next time.
-    void answered(const std::string& address);
+    // True when it had failed since it last answered (it is back).
+    bool answered(const std::string& address);
+    // `address` did not answer a lookup (refused, silent until the timeout,
+    // closed, an error code). True when that is news: it answered last time
+    // or was never asked; false while it keeps failing.
+    bool failed(const std::string& address);
 
   private:
     std::vector<std::string> addresses_;
     std::size_t first_ = 0;
+    std::set<std::string> failing_;  // failed since they last answered
 };
 
 }  // namespace outpost::rocketmq

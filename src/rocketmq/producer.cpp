@@ -53,22 +53,29 @@ Connection& Producer::connection_to(const std::string& address) {
     return *slot;
 }
 
-Result<TopicRoute> Producer::query_name_servers(const std::string& topic) {
+Result<TopicRoute> Producer::query_name_servers(const std::string& topic,
+                                                std::optional<std::int32_t>* refused_code) {
     Status last = Status::error(StatusCode::kInvalidArgument, "no name server address configured");
     for (const std::string& address : name_servers_.in_asking_order()) {
-        Result<TopicRoute> route =
-            query_topic_route(connection_to(address), topic, options_.request_timeout);
+        refused_code->reset();
+        Result<TopicRoute> route = query_topic_route(connection_to(address), topic,
+                                                     options_.request_timeout, refused_code);
         if (route.is_ok() || route.status().code() == StatusCode::kNotFound) {
-            name_servers_.answered(address);
+            if (name_servers_.answered(address) && options_.on_name_server_change) {
+                options_.on_name_server_change(address, Status::ok());
+            }
             return route;
+        }
+        if (name_servers_.failed(address) && options_.on_name_server_change) {
+            options_.on_name_server_change(address, route.status());
         }
         last = route.status();
     }
     return last;
 }
 
-Result<TopicRoute> Producer::template_route() {
-    Result<TopicRoute> route = query_name_servers(kAutoCreateTopicTemplate);
+Result<TopicRoute> Producer::template_route(std::optional<std::int32_t>* refused_code) {
+    Result<TopicRoute> route = query_name_servers(kAutoCreateTopicTemplate, refused_code);
     if (!route.is_ok()) {
         return route;
     }
@@ -80,14 +87,15 @@ Result<TopicRoute> Producer::template_route() {
     return route;
 }
 
-Result<TopicRoute> Producer::route_for(const std::string& topic, bool refresh) {
+Result<TopicRoute> Producer::route_for(const std::string& topic, bool refresh,
+                                       std::optional<std::int32_t>* refused_code) {
     const auto now = std::chrono::steady_clock::now();
     auto cached = routes_.find(topic);
     if (cached != routes_.end() && !refresh &&
         now - cached->second.fetched < options_.route_refresh_interval) {
         return cached->second.route;
     }
-    Result<TopicRoute> route = query_name_servers(topic);
+    Result<TopicRoute> route = query_name_servers(topic, refused_code);
     if (route.is_ok()) {
         routes_[topic] = CachedRoute{*route, now};
         return route;
@@ -96,13 +104,14 @@ Result<TopicRoute> Producer::route_for(const std::string& topic, bool refresh) {
         // The name servers are unreachable, or they dropped the route because
         // every broker serving the topic went away: keep trying the brokers we
         // knew, which gives the caller the brokers' own errors.
+        refused_code->reset();
         return cached->second.route;
     }
     if (route.status().code() != StatusCode::kNotFound || !options_.auto_create_topics) {
         return route;
     }
     // Not cached: the real route appears once the broker has created the topic.
-    Result<TopicRoute> fallback = template_route();
+    Result<TopicRoute> fallback = template_route(refused_code);
     if (fallback.is_ok() || fallback.status().code() != StatusCode::kNotFound) {
         return fallback;
     }
@@ -133,13 +142,17 @@ MessageQueue Producer::pick_queue(const std::vector<MessageQueue>& queues,
 Result<SendReceipt> Producer::send(const std::string& topic, const std::string& tags,
                                    const std::string& keys, const std::string& body,
                                    const std::string& sharding_key) {
-    return send(topic, tags, keys, body, sharding_key, {});
+    return send(topic, tags, keys, body, sharding_key, {}, nullptr);
 }
 
 Result<SendReceipt> Producer::send(const std::string& topic, const std::string& tags,
                                    const std::string& keys, const std::string& body,
                                    const std::string& sharding_key,
-                                   const std::map<std::string, std::string>& user_properties) {
+                                   const std::map<std::string, std::string>& user_properties,
+                                   std::optional<std::int32_t>* error_code) {
+    std::optional<std::int32_t> ignored;
+    if (error_code == nullptr) error_code = &ignored;
+    error_code->reset();
     Status valid = validate_topic(topic);
     if (valid.is_ok()) {
         valid = validate_body(body);
@@ -150,7 +163,7 @@ Result<SendReceipt> Producer::send(const std::string& topic, const std::string& 
     OutgoingMessage message{topic, tags,         keys,
                             body,  sharding_key, ids_.next(std::chrono::system_clock::now())};
     message.user_properties = user_properties;
-    Result<SendReceipt> receipt = send_attempts(std::move(message));
+    Result<SendReceipt> receipt = send_attempts(std::move(message), error_code);
     std::lock_guard<std::mutex> lock(mutex_);
     if (!receipt.is_ok()) {
         ++counters_.failed;
@@ -162,7 +175,8 @@ Result<SendReceipt> Producer::send(const std::string& topic, const std::string& 
     return receipt;
 }
 
-Result<SendReceipt> Producer::send_attempts(OutgoingMessage message) {
+Result<SendReceipt> Producer::send_attempts(OutgoingMessage message,
+                                            std::optional<std::int32_t>* error_code) {
     if (name_servers_.empty()) {
         return Status::error(StatusCode::kInvalidArgument,
                              "producer has no name server address (ProducerOptions)");
@@ -182,7 +196,8 @@ Result<SendReceipt> Producer::send_attempts(OutgoingMessage message) {
             std::this_thread::sleep_for(pause);
         }
         std::unique_lock<std::mutex> lock(mutex_);
-        Result<TopicRoute> route = route_for(message.topic, refresh_route);
+        error_code->reset();  // the last attempt's code only
+        Result<TopicRoute> route = route_for(message.topic, refresh_route, error_code);
         refresh_route = true;  // whatever fails next, ask the name server again
         if (!route.is_ok() && route.status().code() == StatusCode::kPermissionDenied) {
             return route.status();  // our identity is refused: another attempt cannot help
@@ -219,7 +234,9 @@ Result<SendReceipt> Producer::send_attempts(OutgoingMessage message) {
         const std::string refusal = std::string("broker ") + queue.broker_name + " (" + address +
                                     ") answered " + response_code_name(response->code) + " (" +
                                     std::to_string(response->code) + "): " + response->remark;
-        switch (classify_send_response(response->code)) {
+        const SendDisposition disposition = classify_send_response(response->code);
+        if (disposition != SendDisposition::kStored) *error_code = response->code;
+        switch (disposition) {
             case SendDisposition::kStored: {
                 SendReceipt receipt;
                 receipt.status = send_status_for(response->code);

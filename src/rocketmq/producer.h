@@ -28,6 +28,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -104,10 +105,16 @@ class Producer final {
     // send() plus application properties carried with the message (see
     // OutgoingMessage::user_properties). Also kInvalidArgument, before
     // anything is sent, for a reserved or empty name or a separator byte.
+    // When the send fails and `error_code` is given, *error_code is the
+    // response code RocketMQ (broker or name server) answered the last
+    // attempt with (16 NO_PERMISSION, 2 SYSTEM_BUSY, ...), or empty when that
+    // attempt got no answer (connection refused or lost, timeout, TLS) or
+    // nothing was sent (an invalid message, a route without writable queues).
     Result<SendReceipt> send(const std::string& topic, const std::string& tags,
                              const std::string& keys, const std::string& body,
                              const std::string& sharding_key,
-                             const std::map<std::string, std::string>& user_properties);
+                             const std::map<std::string, std::string>& user_properties,
+                             std::optional<std::int32_t>* error_code = nullptr);
 
     ProducerCounters counters() const;
 
@@ -118,21 +125,28 @@ class Producer final {
     };
 
     // The route of `topic`, from cache unless stale or `refresh`; falls back
-    // to a stale cached route when no name server answers. Requires mutex_.
-    Result<TopicRoute> route_for(const std::string& topic, bool refresh);
-    // Asks the name servers, the last one that answered first. Requires mutex_.
-    Result<TopicRoute> query_name_servers(const std::string& topic);
+    // to a stale cached route when no name server answers. On failure
+    // *refused_code is the last name server's error code, or empty when it
+    // did not answer. Requires mutex_.
+    Result<TopicRoute> route_for(const std::string& topic, bool refresh,
+                                 std::optional<std::int32_t>* refused_code);
+    // Asks the name servers, the last one that answered first; sets
+    // *refused_code as route_for. Requires mutex_.
+    Result<TopicRoute> query_name_servers(const std::string& topic,
+                                          std::optional<std::int32_t>* refused_code);
     // The route through the template topic for a topic the broker will create.
-    Result<TopicRoute> template_route();
+    Result<TopicRoute> template_route(std::optional<std::int32_t>* refused_code);
     // The connection to `address`, created on first use; never removed, so
     // the reference stays valid after mutex_ is released. Requires mutex_.
     Connection& connection_to(const std::string& address);
     // Picks the queue for this attempt. Requires mutex_.
     MessageQueue pick_queue(const std::vector<MessageQueue>& queues,
                             const std::string& sharding_key, const std::string& avoid_broker);
-    // The attempts of one send. Takes mutex_ for route and queue choice,
-    // never while waiting on the network for the broker's answer.
-    Result<SendReceipt> send_attempts(OutgoingMessage message);
+    // The attempts of one send; on failure *error_code as send() describes.
+    // Takes mutex_ for route and queue choice, never while waiting on the
+    // network for the broker's answer.
+    Result<SendReceipt> send_attempts(OutgoingMessage message,
+                                      std::optional<std::int32_t>* error_code);
 
     const ProducerOptions options_;
     NameServerList name_servers_;  // guarded by mutex_

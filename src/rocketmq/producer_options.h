@@ -4,8 +4,10 @@
 #define OUTPOST_ROCKETMQ_PRODUCER_OPTIONS_H
 
 #include <chrono>
+#include <functional>
 #include <string>
 
+#include "outpost/status.h"
 #include "rocketmq/client_security.h"
 
 namespace outpost::rocketmq {
@@ -15,6 +17,13 @@ struct ProducerOptions {
     // DNS lookup may block a send). Tried in order until one answers; the one
     // that answered last is asked first next time (name_server_list.h).
     std::string name_server_addresses;
+
+    // Told when a name server stops answering route lookups (`why`: refused,
+    // no answer within request_timeout, an error code; the lookup goes on to
+    // the next one) and when it answers again (`why` OK): once per change,
+    // not per lookup. Called on a sending thread with the producer's lock
+    // held: it must be quick and must not call the producer. Empty: not told.
+    std::function<void(const std::string& address, const Status& why)> on_name_server_change;
 
     // Request signing and TLS, for the name servers and brokers alike.
     ClientSecurity security;

@@ -156,7 +156,8 @@ Result<TopicRoute> parse_topic_route(std::string_view json) {
 }
 
 Result<TopicRoute> query_topic_route(Connection& name_server, const std::string& topic,
-                                     std::chrono::milliseconds timeout) {
+                                     std::chrono::milliseconds timeout,
+                                     std::optional<std::int32_t>* refused_code) {
     RemotingCommand request;
     request.code = kRequestGetRouteInfoByTopic;
     request.version = kRemotingVersion;
@@ -165,6 +166,9 @@ Result<TopicRoute> query_topic_route(Connection& name_server, const std::string&
     Result<RemotingCommand> response = name_server.invoke(std::move(request), timeout);
     if (!response.is_ok()) {
         return response.status().with_context("route lookup for topic " + topic);
+    }
+    if (response->code != kResponseSuccess && refused_code != nullptr) {
+        *refused_code = response->code;
     }
     if (response->code == kResponseTopicNotExist) {
         return Status::error(

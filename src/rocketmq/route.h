@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -60,9 +61,12 @@ Result<TopicRoute> parse_topic_route(std::string_view json);
 // Fails with kNotFound when the name server answers TOPIC_NOT_EXIST,
 // kPermissionDenied when it answers NO_PERMISSION (or TLS refused it), with
 // kUnavailable for any other refusal or a connection failure, kTimeout when
-// `timeout` passes, kInvalidArgument for an unparsable answer.
+// `timeout` passes, kInvalidArgument for an unparsable answer. When the name
+// server answered with an error code, *refused_code (if given) is set to it;
+// otherwise it is left as it was.
 Result<TopicRoute> query_topic_route(Connection& name_server, const std::string& topic,
-                                     std::chrono::milliseconds timeout);
+                                     std::chrono::milliseconds timeout,
+                                     std::optional<std::int32_t>* refused_code = nullptr);
 
 }  // namespace outpost::rocketmq
 

@@ -27,3 +27,12 @@ TEST_CASE("the configured order holds until another name server answers") {
     servers.answered("10.0.0.1:9876");
     CHECK(servers.in_asking_order().front() == "10.0.0.1:9876");
 }
+
+TEST_CASE("a failing name server is news once, until it answers again") {
+    NameServerList servers("10.0.0.1:9876;10.0.0.2:9876");
+    CHECK(servers.failed("10.0.0.1:9876"));
+    CHECK_FALSE(servers.failed("10.0.0.1:9876"));    // still failing: not news
+    CHECK_FALSE(servers.answered("10.0.0.2:9876"));  // never failed
+    CHECK(servers.answered("10.0.0.1:9876"));        // back
+    CHECK(servers.failed("10.0.0.1:9876"));          // failing again: news again
+}

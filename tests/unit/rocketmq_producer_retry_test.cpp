@@ -7,6 +7,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -131,9 +132,11 @@ TEST_CASE("MESSAGE_ILLEGAL is final: one attempt, kRejected naming the code") {
     FakeBroker& b = cluster.b;
     a.codes = {13};
     Producer producer(fast_options(cluster.name_server->address()));
-    auto receipt = producer.send("alarms", "t", "evt-2", "{}", key_on_broker_a());
+    std::optional<std::int32_t> error_code;
+    auto receipt = producer.send("alarms", "t", "evt-2", "{}", key_on_broker_a(), {}, &error_code);
     REQUIRE_FALSE(receipt.is_ok());
     CHECK(receipt.status().code() == StatusCode::kRejected);
+    CHECK(error_code == 13);  // the broker's code, for the bridge's error metrics
     CHECK(receipt.status().message().find("MESSAGE_ILLEGAL") != std::string::npos);
     CHECK(a.count() + b.count() == 1);
     CHECK(producer.counters().failed == 1);
@@ -188,9 +191,11 @@ TEST_CASE("unreachable brokers fail with kUnavailable after max_attempts, in bou
     options.max_attempts = 4;
     Producer producer(options);
     const auto start = std::chrono::steady_clock::now();
-    auto receipt = producer.send("alarms", "t", "evt", "{}", "device-1");
+    std::optional<std::int32_t> error_code = 99;
+    auto receipt = producer.send("alarms", "t", "evt", "{}", "device-1", {}, &error_code);
     REQUIRE_FALSE(receipt.is_ok());
     CHECK(receipt.status().code() == StatusCode::kUnavailable);
+    CHECK_FALSE(error_code.has_value());  // no answer: no code
     CHECK(receipt.status().message().find("after 4 attempts") != std::string::npos);
     CHECK(std::chrono::steady_clock::now() - start < 2s);
     CHECK(producer.counters().retries == 3);
@@ -213,7 +218,9 @@ TEST_CASE("an unknown topic with auto creation off fails with kNotFound") {
     ProducerOptions options = fast_options(name_server->address());
     options.auto_create_topics = false;
     Producer producer(options);
-    auto receipt = producer.send("unknown_topic", "t", "k", "{}", "d");
+    std::optional<std::int32_t> error_code;
+    auto receipt = producer.send("unknown_topic", "t", "k", "{}", "d", {}, &error_code);
     REQUIRE_FALSE(receipt.is_ok());
     CHECK(receipt.status().code() == StatusCode::kNotFound);
+    CHECK(error_code == 17);  // TOPIC_NOT_EXIST, from the name server
 }

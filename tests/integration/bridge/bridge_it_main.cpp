@@ -29,15 +29,20 @@ std::map<std::string, std::string>& rocketmq_env() {
     return env;
 }
 
-// What the env file says about signing and TLS: the client user's
-// credentials, and TLS verified against the instance's own CA.
+// What the env file says about signing and TLS: the super user's
+// credentials (with authorization on, only it may create topics; the client
+// user's on an env without them), and TLS verified against the instance's
+// own CA.
 rocketmq::ClientSecurity admin_security() {
     std::map<std::string, std::string>& env = rocketmq_env();
     rocketmq::ClientSecurity security;
-    if (!env["ROCKETMQ_ACCESS_KEY"].empty()) {
-        std::string secret = read_file(env["ROCKETMQ_SECRET_FILE"]);
+    const bool admin = !env["ROCKETMQ_ADMIN_ACCESS_KEY"].empty();
+    const std::string access_key = env[admin ? "ROCKETMQ_ADMIN_ACCESS_KEY" : "ROCKETMQ_ACCESS_KEY"];
+    if (!access_key.empty()) {
+        std::string secret =
+            read_file(env[admin ? "ROCKETMQ_ADMIN_SECRET_FILE" : "ROCKETMQ_SECRET_FILE"]);
         while (!secret.empty() && secret.back() == '\n') secret.pop_back();
-        security.credentials = rocketmq::Credentials{env["ROCKETMQ_ACCESS_KEY"], secret};
+        security.credentials = rocketmq::Credentials{access_key, secret};
     }
     if (!env["ROCKETMQ_TLS_CA"].empty()) {
         rocketmq::TlsOptions options;

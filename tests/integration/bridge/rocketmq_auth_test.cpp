@@ -1,13 +1,94 @@
-// Against a RocketMQ that authenticates every request (scripts/rocketmq.sh
-// with ROCKETMQ_AUTH=1: ACL 2.0, the client user made with mqadmin
-// createUser): signed requests forward; a wrong secret is refused once,
-// holds every alarm unacknowledged, and a restart with the right secret
-// forwards them all. Checked from outside with mqadmin (as the super user).
+// Against a RocketMQ that authenticates and authorizes every request
+// (scripts/rocketmq.sh with ROCKETMQ_AUTH=1: ACL 2.0, the client users made
+// with mqadmin createUser / createAcl): signed requests forward; a wrong
+// secret, an access key the broker does not know, and a user denied Pub on
+// the topic are each refused once, hold every alarm unacknowledged, are
+// counted under RocketMQ's response code, and a restart with the right
+// credentials forwards them all. Checked from outside with mqadmin (as the
+// super user).
 #include <sys/stat.h>
 
 #include "secure_rocketmq.h"
+#include "service_probes.h"
 
 using namespace outpost::testing;
+
+namespace {
+
+// Writes `secret` to a file of its own in `dir` (mode 600, as the bridge
+// requires) and returns its path.
+std::string secret_file_with(const TempDir& dir, const std::string& name,
+                             const std::string& secret) {
+    const std::string path = dir.file(name);
+    std::ofstream(path, std::ios::trunc) << secret;
+    REQUIRE(::chmod(path.c_str(), 0600) == 0);
+    return path;
+}
+
+// The bridge with `refused` credentials (rocketmq.access_key and
+// secret_file) gets refused: the status names the refusal (each of
+// `reasons` appears in it), the log says what to do, the one refused send
+// stays the only error and is counted under NO_PERMISSION, also on the
+// metrics endpoint; nothing is forwarded, quarantined or acknowledged.
+// Restarted with the instance's client user, it forwards every alarm.
+void check_refused_then_fixed(const std::string& name, const std::string& access_key,
+                              const std::string& secret, const std::vector<std::string>& reasons) {
+    TempDir dir;
+    Mosquitto broker;
+    const std::string alarms = "it_auth_" + name + "_" + run_id();
+    const std::string client_id = "bridge-auth-" + name + "-" + run_id();
+    create_rocketmq_topic(alarms, 4);
+    nlohmann::json config = with_env_security(
+        bridge_config(broker.uri(), client_id, alarms, alarms + "_q", dir.file("status.json")));
+    config["rocketmq"]["access_key"] = access_key;
+    config["rocketmq"]["secret_file"] = secret_file_with(dir, "refused.secret", secret);
+    const int port = free_loopback_port();
+    config["metrics"] = {{"listen", "127.0.0.1:" + std::to_string(port)}};
+
+    const std::vector<GatewayEvent> events = make_events(1, 2, 5);  // 10 events
+    {
+        BridgeProcess bridge(dir, "bridge", config);
+        bridge.start();
+        {
+            GatewayPublisher gateway(broker.uri(), "gw-auth-" + name + "-" + run_id());
+            REQUIRE_NOTHROW(gateway.publish_all(outgoing(events)));
+        }
+        const std::string refused = wait_for_refusal(bridge);
+        INFO("status: " << bridge.status().dump() << " | bridge log: " << bridge.log());
+        CHECK(refused.find("NO_PERMISSION") != std::string::npos);
+        for (const std::string& reason : reasons) CHECK(refused.find(reason) != std::string::npos);
+        CHECK(bridge.log().find("restart the bridge") != std::string::npos);
+        // Not retried: the one refused send stays the only error.
+        std::this_thread::sleep_for(std::chrono::seconds(2));
+        const nlohmann::json held = bridge.status();
+        CHECK(held["rocketmq_errors"]["total"] == 1);
+        CHECK(held["rocketmq_errors"]["16:NO_PERMISSION"] == 1);
+        CHECK(
+            metric_value(http_get(port, "/metrics").body,
+                         "outpost_bridge_rocketmq_errors_total{code=\"16\",name=\"NO_PERMISSION\"}")
+                .value_or(-1) == 1);
+        CHECK(held["forwarded"] == 0);
+        CHECK(held["quarantined"]["total"] == 0);
+        CHECK(held["holding"] == true);
+        CHECK(pubacks_from(broker, client_id) == 0);  // nothing acknowledged
+        bridge.terminate();
+    }
+    CHECK(pubacks_from(broker, client_id) == 0);
+
+    // The operator fixes the credentials and restarts the bridge.
+    BridgeProcess fixed(dir, "fixed", with_env_security(config));
+    fixed.start();
+    const bool forwarded = wait_until([&] { return fixed.counter("forwarded") >= events.size(); },
+                                      std::chrono::seconds(90));
+    INFO("status: " << fixed.status().dump() << " | bridge log: " << fixed.log());
+    REQUIRE(forwarded);
+    const std::set<std::string> ids = ids_of(events);
+    CHECK(missing_keys(messages_with_keys(alarms, ids), ids).empty());
+    CHECK(fixed.status()["quarantined"]["total"] == 0);
+    CHECK(pubacks_from(broker, client_id) >= events.size());
+}
+
+}  // namespace
 
 TEST_CASE("with the right access key and secret, alarms reach an authenticating RocketMQ") {
     TempDir dir;
@@ -27,56 +108,20 @@ TEST_CASE("with the right access key and secret, alarms reach an authenticating 
 }
 
 TEST_CASE("a wrong secret holds every alarm unacknowledged; the right one forwards them all") {
-    TempDir dir;
-    Mosquitto broker;
-    const std::string alarms = "it_auth_bad_" + run_id();
-    const std::string quarantine = "it_auth_bad_q_" + run_id();
-    const std::string client_id = "bridge-auth-bad-" + run_id();
-    create_rocketmq_topic(alarms, 4);
-    nlohmann::json config = with_env_security(
-        bridge_config(broker.uri(), client_id, alarms, quarantine, dir.file("status.json")));
-    const std::string secret_file = dir.file("bridge.secret");
-    std::ofstream(secret_file) << "not-the-secret\n";
-    REQUIRE(::chmod(secret_file.c_str(), 0600) == 0);
-    config["rocketmq"]["secret_file"] = secret_file;
+    check_refused_then_fixed("bad", rocketmq_env()["ROCKETMQ_ACCESS_KEY"], "not-the-secret\n",
+                             {"check signature failed"});
+}
 
-    const std::vector<GatewayEvent> events = make_events(1, 2, 5);  // 10 events
-    {
-        BridgeProcess bridge(dir, "bridge", config);
-        bridge.start();
-        {
-            GatewayPublisher gateway(broker.uri(), "gw-auth-bad-" + run_id());
-            REQUIRE_NOTHROW(gateway.publish_all(outgoing(events)));
-        }
-        const std::string refused = wait_for_refusal(bridge);
-        INFO("status: " << bridge.status().dump() << " | bridge log: " << bridge.log());
-        CHECK(refused.find("NO_PERMISSION") != std::string::npos);
-        CHECK(refused.find("check signature failed") != std::string::npos);
-        CHECK(bridge.log().find("restart the bridge") != std::string::npos);
-        // Not retried: the one refused send stays the only error.
-        std::this_thread::sleep_for(std::chrono::seconds(2));
-        const nlohmann::json held = bridge.status();
-        CHECK(held["rocketmq_errors"]["total"] == 1);
-        CHECK(held["rocketmq_errors"]["permission_denied"] == 1);
-        CHECK(held["forwarded"] == 0);
-        CHECK(held["quarantined"]["total"] == 0);
-        CHECK(held["holding"] == true);
-        CHECK(pubacks_from(broker, client_id) == 0);  // nothing acknowledged
-        bridge.terminate();
-    }
-    CHECK(pubacks_from(broker, client_id) == 0);
+TEST_CASE("an access key RocketMQ does not know holds every alarm; the right one forwards them") {
+    check_refused_then_fixed("nokey", "outpost_nobody_" + run_id(),
+                             read_file(rocketmq_env()["ROCKETMQ_SECRET_FILE"]),
+                             {"outpost_nobody_" + run_id()});
+}
 
-    // The operator fixes the secret file and restarts the bridge.
-    std::ofstream(secret_file, std::ios::trunc)
-        << read_file(rocketmq_env()["ROCKETMQ_SECRET_FILE"]);
-    BridgeProcess fixed(dir, "fixed", config);
-    fixed.start();
-    const bool forwarded = wait_until([&] { return fixed.counter("forwarded") >= events.size(); },
-                                      std::chrono::seconds(90));
-    INFO("status: " << fixed.status().dump() << " | bridge log: " << fixed.log());
-    REQUIRE(forwarded);
-    const std::set<std::string> ids = ids_of(events);
-    CHECK(missing_keys(messages_with_keys(alarms, ids), ids).empty());
-    CHECK(fixed.status()["quarantined"]["total"] == 0);
-    CHECK(pubacks_from(broker, client_id) >= events.size());
+TEST_CASE("a user denied Pub on the topic holds every alarm; an allowed one forwards them") {
+    std::map<std::string, std::string>& env = rocketmq_env();
+    check_refused_then_fixed("nopub", env["ROCKETMQ_NOPUB_ACCESS_KEY"],
+                             read_file(env["ROCKETMQ_NOPUB_SECRET_FILE"]),
+                             {"User:" + env["ROCKETMQ_NOPUB_ACCESS_KEY"] + " has no permission",
+                              "the decision is deny"});
 }

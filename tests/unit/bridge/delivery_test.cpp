@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <deque>
 #include <functional>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -22,19 +23,25 @@ using outpost::testing::sample_envelope_text;
 namespace {
 
 // Answers each send with the next scripted status (OK once the script is
-// empty) and records what it was asked to send.
+// empty) and response code (none once `codes` is empty), and records what
+// it was asked to send.
 class ScriptedSink final : public MessageSink {
   public:
-    Status send(const SinkMessage& message) override {
+    Status send(const SinkMessage& message, std::optional<std::int32_t>* response_code) override {
         sent.push_back(message);
         if (on_send) on_send(sent.size());
         if (script.empty()) return Status::ok();
         Status next = script.front();
         script.pop_front();
+        if (!codes.empty()) {
+            *response_code = codes.front();
+            codes.pop_front();
+        }
         return next;
     }
 
     std::deque<Status> script;
+    std::deque<std::optional<std::int32_t>> codes;
     std::vector<SinkMessage> sent;
     std::function<void(std::size_t)> on_send;
 };
@@ -115,9 +122,23 @@ TEST_CASE("while RocketMQ fails the message is held and resent; the verdict foll
     CHECK(h.delivery->deliver(alarm("gw-1", "dev-1", 1, new_event_id())) == Verdict::kForwarded);
     CHECK(h.sink.sent.size() == 4);  // three failures, then SEND_OK
     const std::string line = h.stats.to_json_line();
-    CHECK(line.find(R"("rocketmq_errors":{"timeout":1,"total":3,"unavailable":2})") !=
+    CHECK(line.find(R"("rocketmq_errors":{"none:timeout":1,"none:unavailable":2,"total":3})") !=
           std::string::npos);
     CHECK(line.find(R"("holding":false)") != std::string::npos);
+}
+
+TEST_CASE("failed sends are counted by the response code RocketMQ answered, no answer apart") {
+    Harness h;
+    h.sink.script = {Status::error(StatusCode::kUnavailable, "SYSTEM_BUSY"),
+                     Status::error(StatusCode::kUnavailable, "an unknown code"),
+                     Status::error(StatusCode::kTimeout, "no answer"),
+                     Status::error(StatusCode::kUnavailable, "SYSTEM_BUSY")};
+    h.sink.codes = {2, 4242, std::nullopt, 2};
+    CHECK(h.delivery->deliver(alarm("gw-1", "dev-1", 1, new_event_id())) == Verdict::kForwarded);
+    const std::string line = h.stats.to_json_line();
+    INFO(line);
+    CHECK(line.find(R"("rocketmq_errors":{"2:SYSTEM_BUSY":2,"none:timeout":1,)"
+                    R"("other:UNKNOWN_CODE":1,"total":4})") != std::string::npos);
 }
 
 TEST_CASE("stored without the durability SEND_OK promises is resent, not acknowledged") {

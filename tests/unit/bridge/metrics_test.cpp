@@ -43,8 +43,11 @@ TEST_CASE("the scrape carries the bridge's counters, by reason, code and session
     stats.duplicate_suppressed();
     stats.message_received(false);
     stats.message_quarantined(QuarantineReason::kSchemaViolation);
-    stats.rocketmq_error(outpost::StatusCode::kUnavailable);
-    stats.rocketmq_error(outpost::StatusCode::kUnavailable);
+    stats.rocketmq_error(outpost::StatusCode::kUnavailable, std::nullopt);
+    stats.rocketmq_error(outpost::StatusCode::kUnavailable, std::nullopt);
+    stats.rocketmq_error(outpost::StatusCode::kPermissionDenied, 16);
+    stats.rocketmq_error(outpost::StatusCode::kUnavailable, 4242);  // unknown codes fold
+    stats.rocketmq_error(outpost::StatusCode::kUnavailable, 4343);
     stats.holding(true, std::chrono::milliseconds(2500));
     stats.message_received(false);  // held: in hand
 
@@ -55,7 +58,10 @@ TEST_CASE("the scrape carries the bridge's counters, by reason, code and session
     CHECK(samples.at("outpost_bridge_duplicates_suppressed_total") == 1);
     CHECK(samples.at("outpost_bridge_quarantined_total{reason=\"schema_violation\"}") == 1);
     CHECK(samples.at("outpost_bridge_quarantined_total{reason=\"malformed_json\"}") == 0);
-    CHECK(samples.at("outpost_bridge_rocketmq_errors_total{code=\"unavailable\"}") == 2);
+    const std::string errors = "outpost_bridge_rocketmq_errors_total";
+    CHECK(samples.at(errors + "{code=\"none\",name=\"unavailable\"}") == 2);
+    CHECK(samples.at(errors + "{code=\"16\",name=\"NO_PERMISSION\"}") == 1);
+    CHECK(samples.at(errors + "{code=\"other\",name=\"UNKNOWN_CODE\"}") == 2);
     CHECK(samples.at("outpost_bridge_mqtt_connected{client_id=\"bridge-a\"}") == 1);
     CHECK(samples.at("outpost_bridge_mqtt_connected{client_id=\"bridge-b\"}") == 0);
     CHECK(samples.at("outpost_bridge_mqtt_connects_total") == 2);
