@@ -20,6 +20,23 @@ constexpr int kWriterPageCacheKiB = 512;
 // it has passed. With the writer's 512 KiB, the publisher's reader filled
 // all of it while a full store drained (bench/footprint).
 constexpr int kReaderPageCacheKiB = 128;
+// The status connection stays open for the store's life and reads a few
+// pages per call (the summary row, the short tail past it, the boot log);
+// SQLite drops its cached pages whenever another connection has written, so
+// a larger cache would only hold pages until the next reset.
+constexpr int kStatusPageCacheKiB = 64;
+
+int page_cache_kib(Db::Role role) {
+    switch (role) {
+        case Db::Role::kWriter:
+            return kWriterPageCacheKiB;
+        case Db::Role::kReader:
+            return kReaderPageCacheKiB;
+        case Db::Role::kStatus:
+            return kStatusPageCacheKiB;
+    }
+    return kReaderPageCacheKiB;
+}
 }  // namespace
 
 Status sqlite_status(int rc, sqlite3* db, const std::string& what) {
@@ -74,7 +91,7 @@ Result<Db> Db::open(const std::string& path, int flags, const std::string& vfs, 
     Db db(raw);
     if (rc != SQLITE_OK) return sqlite_status(rc, raw, "opening " + path);
     sqlite3_extended_result_codes(raw, 1);
-    const int cache_kib = role == Role::kWriter ? kWriterPageCacheKiB : kReaderPageCacheKiB;
+    const int cache_kib = page_cache_kib(role);
     Status cache = db.exec("PRAGMA cache_size=-" + std::to_string(cache_kib),
                            "setting the page cache size of " + path);
     if (!cache) return cache;

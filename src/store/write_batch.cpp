@@ -387,6 +387,9 @@ Status StoreCore::close() {
     drained_cv_.wait(lock, [&] { return queue_.empty(); });
     statements_.clear();
     db_.close();
+    lock.unlock();
+    std::lock_guard<std::mutex> reader_lock(status_reader_mutex_);
+    status_reader_.close();
     return Status::ok();
 }
 
