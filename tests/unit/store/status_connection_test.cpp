@@ -1,7 +1,7 @@
 // Store::stats() reads through one status connection kept for the store's
 // life (src/store/stats.cpp): status reads open no connection after the
 // first, leave no read transaction behind them (a checkpoint passes every
-// frame), and close() lets go of the file.
+// frame), and close() lets go of the file and still removes the WAL.
 #include <dirent.h>
 #include <limits.h>
 #include <sqlite3.h>
@@ -108,7 +108,7 @@ TEST_CASE("a status read leaves no read transaction open: a checkpoint passes ev
     REQUIRE_OK(store->close());
 }
 
-TEST_CASE("close() lets go of the database file, status connection included") {
+TEST_CASE("close() lets go of the database file and removes the WAL, status connection included") {
     TempDir dir;
     const std::string path = dir.file("status.db");
     auto store = open_store(path, test_options());
@@ -117,4 +117,6 @@ TEST_CASE("close() lets go of the database file, status connection included") {
     CHECK(descriptors_on(path) > 0);
     REQUIRE_OK(store->close());
     CHECK(descriptors_on(path) == 0);
+    // The writer closed last: it checkpointed and removed the WAL.
+    CHECK(access((path + "-wal").c_str(), F_OK) != 0);
 }
