@@ -1,5 +1,6 @@
 #include "store/sqlite_db.h"
 
+#include <mutex>
 #include <utility>
 
 namespace outpost::store {
@@ -8,18 +9,51 @@ namespace {
 // Page cache per connection, in KiB. SQLite's default is 2,000 KiB, and a
 // store at its 64 MiB quota fills it (the open-time quick_check, the
 // publisher's scans), so outpostd's writer and reader connections held about
-// 4 MB of heap for it. 512 KiB (128 pages) still holds the interior b-tree
-// pages of a full store plus the leaves being appended to; a miss is a pread()
-// served from the kernel's page cache, which the kernel can reclaim and we
-// cannot. bench/footprint's fill of a 64 MiB store ran at 5,800-7,000
-// alarms/s with either size (run-to-run spread).
-constexpr int kWriterPageCacheKiB = 512;
+// 4 MB of heap for it. 256 KiB (64 pages) holds the upper b-tree pages of a
+// full store plus the leaves being appended to; a miss is a pread() served
+// from the kernel's page cache, which the kernel can reclaim and we cannot.
+// bench/footprint's fill of a 64 MiB store ran at 5,800-7,000 alarms/s with
+// 2,000 or 512 KiB (run-to-run spread); 256 instead of 512 KiB took about
+// 250 KiB off outpostd's heap with no change in its CPU per alarm while a
+// full store drained (README, "Footprint").
+constexpr int kWriterPageCacheKiB = 256;
 // A reader walks forward through the outbox (the publisher's fetches from
 // its cursor, a status read's short tail past the summary row): it needs
 // the few interior pages on its path and the leaf it reads, not the pages
-// it has passed. With the writer's 512 KiB, the publisher's reader filled
-// all of it while a full store drained (bench/footprint).
+// it has passed. With 512 KiB, the publisher's reader filled all of it
+// while a full store drained (bench/footprint).
 constexpr int kReaderPageCacheKiB = 128;
+// The status connection stays open for the store's life and reads a few
+// pages per call (the summary row, the short tail past it, the boot log);
+// SQLite drops its cached pages whenever another connection has written, so
+// a larger cache would only hold pages until the next reset.
+constexpr int kStatusPageCacheKiB = 64;
+
+int page_cache_kib(Db::Role role) {
+    switch (role) {
+        case Db::Role::kWriter:
+            return kWriterPageCacheKiB;
+        case Db::Role::kReader:
+            return kReaderPageCacheKiB;
+        case Db::Role::kStatus:
+            return kStatusPageCacheKiB;
+    }
+    return kReaderPageCacheKiB;
+}
+
+// SQLite's page cache starts each connection with one bulk allocation of
+// SQLITE_DEFAULT_PCACHE_INITSZ pages (20 in Debian's build, about 88 KiB,
+// or the whole cache when it is smaller) whether the connection ever reads
+// that many pages or not. Without it a connection allocates its pages one
+// by one as it reads them, up to the same cache_size. SQLite takes this
+// setting only before it initialises itself (the first open in the
+// process, outpostd's store open on its main thread before any other
+// thread starts); after that sqlite3_config answers SQLITE_MISUSE and the
+// bulk stays, which changes memory, not behaviour.
+void leave_out_bulk_page_allocation() {
+    static std::once_flag once;
+    std::call_once(once, [] { sqlite3_config(SQLITE_CONFIG_PAGECACHE, nullptr, 0, 0); });
+}
 }  // namespace
 
 Status sqlite_status(int rc, sqlite3* db, const std::string& what) {
@@ -68,13 +102,14 @@ Db& Db::operator=(Db&& other) noexcept {
 }
 
 Result<Db> Db::open(const std::string& path, int flags, const std::string& vfs, Role role) {
+    leave_out_bulk_page_allocation();
     sqlite3* raw = nullptr;
     int rc = sqlite3_open_v2(path.c_str(), &raw, flags | SQLITE_OPEN_NOMUTEX,
                              vfs.empty() ? nullptr : vfs.c_str());
     Db db(raw);
     if (rc != SQLITE_OK) return sqlite_status(rc, raw, "opening " + path);
     sqlite3_extended_result_codes(raw, 1);
-    const int cache_kib = role == Role::kWriter ? kWriterPageCacheKiB : kReaderPageCacheKiB;
+    const int cache_kib = page_cache_kib(role);
     Status cache = db.exec("PRAGMA cache_size=-" + std::to_string(cache_kib),
                            "setting the page cache size of " + path);
     if (!cache) return cache;

@@ -31,7 +31,8 @@ public:
     // (sqlite_db.cpp, the one home of those sizes).
     enum class Role {
         kWriter,  // the store's one writing connection (and the benches' raw loop)
-        kReader,  // a read-only connection: the publisher's, a status read
+        kReader,  // a read-only connection: the publisher's, an admin read
+        kStatus,  // the store's status connection (StoreCore::stats)
     };
 
     // Opens `path` with `flags` (SQLITE_OPEN_*) through `vfs` (empty: default),

@@ -118,9 +118,15 @@ public:
     size_t queued_ops() const;
 
     // Opens an extra read-only connection to the same database (same VFS),
-    // for readers that must not queue behind writers: the publisher, stats.
-    Result<Db> open_reader() const;
+    // for readers that must not queue behind writers: the publisher, admin
+    // reads. `role` sizes its page cache (sqlite_db.cpp).
+    Result<Db> open_reader(Db::Role role = Db::Role::kReader) const;
 
+    // The counters and the outbox figures, read in one snapshot through the
+    // store's one status connection (stats.cpp): opened at the first call,
+    // kept open between calls with no read transaction, closed after any
+    // failed read (the next call reopens it) and by close(). Thread-safe;
+    // concurrent callers take turns on that connection.
     Result<StoreStats> stats();
     void count_purged(int64_t rows);
 
@@ -265,6 +271,11 @@ private:
 
     mutable std::mutex stats_mutex_;
     StoreStats counters_;         // guarded by stats_mutex_
+    // The status connection: one for the store's life rather than one per
+    // stats() call (a connection's page cache, schema and open cost each
+    // time, once a second from the publisher's backlog probe alone).
+    std::mutex status_reader_mutex_;
+    Db status_reader_;  // guarded by status_reader_mutex_
     std::atomic<bool> purge_confirmed_only_{false};
 };
 

@@ -105,8 +105,8 @@ StoreCore::~StoreCore() {
     close().ignore_error("a destructor has no one to tell; Store::close() reports the outcome");
 }
 
-Result<Db> StoreCore::open_reader() const {
-    auto db = Db::open(path_, SQLITE_OPEN_READONLY, options_.vfs_name, Db::Role::kReader);
+Result<Db> StoreCore::open_reader(Db::Role role) const {
+    auto db = Db::open(path_, SQLITE_OPEN_READONLY, options_.vfs_name, role);
     if (!db) return db.status();
     sqlite3_busy_timeout(db->handle(), static_cast<int>(options_.busy_timeout.count()));
     return db;

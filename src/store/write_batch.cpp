@@ -385,6 +385,12 @@ Status StoreCore::close() {
     std::unique_lock<std::mutex> lock(queue_mutex_);
     closed_ = true;  // no op joins the queue from now on
     drained_cv_.wait(lock, [&] { return queue_.empty(); });
+    {
+        // Before the writer: the last connection to close checkpoints and
+        // removes the WAL, which a read-only one cannot do.
+        std::lock_guard<std::mutex> reader_lock(status_reader_mutex_);
+        status_reader_.close();
+    }
     statements_.clear();
     db_.close();
     return Status::ok();

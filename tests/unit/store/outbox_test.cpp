@@ -169,8 +169,8 @@ TEST_CASE("a reader that walks the whole outbox keeps at most 128 KiB of pages c
                               0) == SQLITE_OK);
     INFO("reader page cache: " << used << " bytes");
     // kReaderPageCacheKiB (sqlite_db.cpp) counts SQLite's page headers in;
-    // the slack covers the pager's own structures. The writer's 512 KiB
-    // would hold about 120 of these pages.
+    // the slack covers the pager's own structures. A 512 KiB cache would
+    // hold about 120 of these pages.
     CHECK(used <= 128 * 1024 + 16 * 1024);
     CHECK(used > 0);
 }
