@@ -125,14 +125,18 @@ Result<std::vector<OutboxRow>> list_events(Db& reader, OutboxState state, int64_
     return read_rows(*stmt, "reading outbox rows");
 }
 
-Result<std::vector<OutboxRow>> fetch_unconfirmed(Db& reader, int64_t after_id, int limit) {
-    auto stmt = Stmt::prepare(
-        reader, std::string("SELECT ") + kRowColumns + kRowSource +
-                    " WHERE o.id > ?1 AND o.state = " + sql_literal(OutboxState::kSent) +
-                    " AND o.confirmed IS NULL ORDER BY o.id LIMIT ?2");
+Result<std::vector<UnconfirmedRow>> fetch_unconfirmed(Db& reader, int64_t after_id, int limit) {
+    auto stmt = Stmt::prepare(reader, "SELECT id, event_id FROM outbox WHERE id > ?1 AND state = " +
+                                          sql_literal(OutboxState::kSent) +
+                                          " AND confirmed IS NULL ORDER BY id LIMIT ?2");
     if (!stmt) return stmt.status();
     stmt->bind(1, after_id).bind(2, static_cast<int64_t>(limit));
-    return read_rows(*stmt, "reading unconfirmed outbox rows");
+    std::vector<UnconfirmedRow> rows;
+    Status status = stmt->for_each_row("reading unconfirmed outbox rows", [&](const Stmt& row) {
+        rows.push_back(UnconfirmedRow{row.column_int(0), row.column_text(1)});
+    });
+    if (!status) return status;
+    return rows;
 }
 
 namespace {

@@ -32,11 +32,19 @@ std::string sql_literal(OutboxState state);
 // `reader` (a connection from StoreCore::open_reader()).
 Result<std::vector<OutboxRow>> fetch_pending(Db& reader, int64_t after_id, int limit);
 
+// A SENT row a receipt has not confirmed yet: what the publisher needs to
+// wait for its receipt (the envelope is read again only to republish).
+struct UnconfirmedRow {
+    int64_t id = 0;
+    std::string event_id;
+};
+
 // Up to `limit` SENT rows a receipt has not confirmed yet, with id >
-// `after_id`, in id order. No index on state: this walks rows from
-// `after_id`; the publisher calls it only when the store holds more such
-// rows than it tracks (at a new lease, or after its bound was full).
-Result<std::vector<OutboxRow>> fetch_unconfirmed(Db& reader, int64_t after_id, int limit);
+// `after_id`, in id order: ids and eventIds only, no envelope rebuilt. No
+// index on state: this walks rows from `after_id`; the publisher calls it
+// only when the store holds more such rows than it tracks (at a new lease,
+// or after its bound was full).
+Result<std::vector<UnconfirmedRow>> fetch_unconfirmed(Db& reader, int64_t after_id, int limit);
 
 // The rowid of the event `event_id`, by bisection over the rowids (ids grow
 // with them since schema 3), not a scan. kNotFound if absent.
