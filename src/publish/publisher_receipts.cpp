@@ -64,7 +64,17 @@ void Publisher::Impl::on_link_message(const publish::LinkEvent& event) {
         live_.last_error = "receipts: " + malformed->reason;
         return;
     }
-    marker_->add_receipt(std::move(std::get<std::vector<std::string>>(parsed)));
+    std::vector<std::string>& event_ids = std::get<std::vector<std::string>>(parsed);
+    // The rows these receipts are awaited for, so that the confirmation
+    // finds each by its rowid instead of bisecting the outbox (a hint only:
+    // confirm_events still matches the eventId, R1).
+    std::vector<int64_t> row_hints;
+    row_hints.reserve(event_ids.size());
+    for (const std::string& event_id : event_ids) {
+        auto found = awaiting_.find(event_id);
+        row_hints.push_back(found == awaiting_.end() ? 0 : found->second.id);
+    }
+    marker_->add_receipt(std::move(event_ids), std::move(row_hints));
 }
 
 void Publisher::Impl::on_confirms(const publish::ConfirmReport& report, int64_t now) {

@@ -182,6 +182,20 @@ Result<LookupBounds> lookup_bounds(Stmt& ordered_after, Stmt& newest) {
     return bounds;
 }
 
+// The row `hint` if it holds `event_id`; kNotFound otherwise (one B-tree
+// descent, no bisection).
+Result<int64_t> find_at_hint(Stmt& probe, int64_t hint, const std::string& event_id) {
+    probe.reset();
+    probe.bind(1, hint);
+    auto step = probe.step("looking up an event at its row");
+    if (!step) return step.status();
+    const bool found = *step == Stmt::Step::kRow && probe.column_int(0) == hint &&
+                       probe.column_text(1) == event_id;
+    probe.reset();
+    if (found) return hint;
+    return Status::error(StatusCode::kNotFound, "event " + event_id + " is not at its hint");
+}
+
 Result<int64_t> find_in(Stmt& probe, Stmt& legacy, const LookupBounds& bounds,
                         const std::string& event_id) {
     // Ids made since schema 3 grow with the rowid (outbox_state.cpp seeds
@@ -325,7 +339,7 @@ Status mark_sent(StoreCore& core, const std::vector<int64_t>& ids, int64_t epoch
 }
 
 Result<ConfirmCounts> confirm_events(StoreCore& core, const std::vector<std::string>& event_ids,
-                                     int64_t epoch) {
+                                     int64_t epoch, const std::vector<int64_t>& row_hints) {
     ConfirmCounts counts;
     if (event_ids.empty()) return counts;
     Status status = submit_isolated(core, [&](BatchContext& context) {
@@ -354,9 +368,15 @@ Result<ConfirmCounts> confirm_events(StoreCore& core, const std::vector<std::str
         // Nothing inserts inside this op: the bounds hold for every id.
         auto bounds = lookup_bounds(**ordered_after, **newest);
         if (!bounds) return bounds.status();
-        for (const std::string& event_id : event_ids) {
+        for (size_t i = 0; i < event_ids.size(); ++i) {
+            const std::string& event_id = event_ids[i];
             // This store's rows only: an id of another gateway is not here.
-            auto id = find_in(**probe, **legacy, *bounds, event_id);
+            const int64_t hint = i < row_hints.size() ? row_hints[i] : 0;
+            auto id = hint > 0 ? find_at_hint(**probe, hint, event_id)
+                               : Result<int64_t>(Status::error(StatusCode::kNotFound, "no hint"));
+            if (!id && id.status().code() == StatusCode::kNotFound) {
+                id = find_in(**probe, **legacy, *bounds, event_id);
+            }
             if (!id && id.status().code() == StatusCode::kNotFound) {
                 counts.unknown.push_back(event_id);
                 continue;
