@@ -29,7 +29,9 @@
 // "process" is what the gateway would spend: every thread of this process,
 // less the bench's main thread in the publisher phase (it only polls the
 // status); in the bare paho phase the main thread is the publishing
-// application and counts. "cpu_ratio" = publisher process / raw process.
+// application and counts. "cpu_ratio": publisher process / raw process,
+// the median of the rounds' ratios (each round's two phases run back to
+// back, so they share the machine's load of the moment).
 //
 // Usage: publish_bench [--alarms=20000] [--window=20] [--rate=500]
 //                      [--seconds=5] [--devices=16] [--rounds=3]
