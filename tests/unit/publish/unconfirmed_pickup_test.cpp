@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <catch2/catch.hpp>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -70,39 +71,45 @@ std::vector<int64_t> pick_up(publish::UnconfirmedPickup& pickup, store::Db& read
     return ids;
 }
 
+// A store an earlier run left, and a reader on it.
+struct EarlierRun {
+    EarlierRun()
+        : store(open_store(dir.file("outbox.db"), test_options())),
+          unconfirmed(leave_unconfirmed_rows(*store)),
+          reader_db(store::core_of(*store).open_reader()) {
+        REQUIRE_OK(reader_db);
+    }
+    store::Db& reader() { return *reader_db; }
+
+    TempDir dir;
+    std::unique_ptr<Store> store;
+    std::vector<int64_t> unconfirmed;  // ids, in id order
+    Result<store::Db> reader_db;
+};
+
 }  // namespace
 
 TEST_CASE("a pickup with room for every earlier unconfirmed row takes them all in one look") {
-    TempDir dir;
-    auto store = open_store(dir.file("outbox.db"), test_options());
-    const std::vector<int64_t> unconfirmed = leave_unconfirmed_rows(*store);
-    auto reader = store::core_of(*store).open_reader();
-    REQUIRE_OK(reader);
-
+    EarlierRun earlier;
     publish::UnconfirmedPickup pickup;
-    const std::vector<int64_t> picked = pick_up(pickup, *reader, /*room=*/1000, 10);
+    const std::vector<int64_t> picked = pick_up(pickup, earlier.reader(), /*room=*/1000, 10);
     CHECK(pickup.looks() == 1);
     CHECK_FALSE(pickup.more());
-    CHECK(picked == unconfirmed);  // every one, oldest first, none confirmed
+    CHECK(picked == earlier.unconfirmed);  // every one, oldest first, none confirmed
 }
 
 TEST_CASE("a pickup bounded by room takes as many looks as room requires, each row once") {
-    TempDir dir;
-    auto store = open_store(dir.file("outbox.db"), test_options());
-    const std::vector<int64_t> unconfirmed = leave_unconfirmed_rows(*store);
-    auto reader = store::core_of(*store).open_reader();
-    REQUIRE_OK(reader);
-
+    EarlierRun earlier;
     publish::UnconfirmedPickup pickup;
     const int64_t room = 200;  // 560 rows: 200 + 200 + 160
-    const std::vector<int64_t> picked = pick_up(pickup, *reader, room, 10);
+    const std::vector<int64_t> picked = pick_up(pickup, earlier.reader(), room, 10);
     CHECK(pickup.looks() == 3);
     CHECK_FALSE(pickup.more());
-    CHECK(picked == unconfirmed);
+    CHECK(picked == earlier.unconfirmed);
 
     // No room: no look, and the pickup waits where it is.
     pickup.begin();
-    auto none = pickup.look(*reader, 0);
+    auto none = pickup.look(earlier.reader(), 0);
     REQUIRE_OK(none);
     CHECK(none->empty());
     CHECK(pickup.looks() == 3);
