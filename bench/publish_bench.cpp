@@ -21,9 +21,22 @@
 //           mark be dropped with receipts on?);
 //   wal     WAL bytes per alarm, inserts plus SENT marks, for both runs,
 //           and with receipts on.
+// drain and drain_receipts also print CPU microseconds per alarm (issue 17;
+// robust on a loaded machine, where rates are not): each thread of this
+// process by name (outpost-pub, outpost-mark, paho = MQTTAsync_*, main =
+// the bench's own thread, other), the broker and the responder, for the
+// publisher phase and for the bare paho phase, medians over the rounds.
+// "process" is what the gateway would spend: every thread of this process,
+// less the bench's main thread in the publisher phase (it only polls the
+// status); in the bare paho phase the main thread is the publishing
+// application and counts. "cpu_ratio": publisher process / raw process,
+// the median of the rounds' ratios (each round's two phases run back to
+// back, so they share the machine's load of the moment).
 //
 // Usage: publish_bench [--alarms=20000] [--window=20] [--rate=500]
 //                      [--seconds=5] [--devices=16] [--rounds=3]
+//                      [--scenarios=15]  (bits: 1 drain, 2 drain_receipts,
+//                                         4 receipt_split, 8 steady)
 #include <mqtt/async_client.h>
 
 #include <algorithm>
@@ -32,6 +45,7 @@
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -47,6 +61,7 @@
 #include "store/outbox.h"
 #include "store/store_internal.h"
 #include "temp_dir.h"
+#include "thread_cpu.h"
 
 using namespace outpost;
 using Steady = std::chrono::steady_clock;
@@ -60,7 +75,71 @@ struct Args {
     int seconds = 5;
     int devices = 16;
     int rounds = 3;
+    int scenarios = 15;
 };
+
+enum Scenario { kDrain = 1, kDrainReceipts = 2, kReceiptSplit = 4, kSteady = 8 };
+
+// CPU of one phase (bare paho, or the publisher): this process by thread
+// group, the broker and the responder (pid -1: none).
+class CpuPhase {
+  public:
+    CpuPhase(pid_t broker, pid_t responder) : broker_pid_(broker), responder_pid_(responder) {}
+    void start() { take(self_[0], broker_[0], responder_[0]); }
+    void finish() { take(self_[1], broker_[1], responder_[1]); }
+
+    // Microseconds per alarm by group; "process" as the header says.
+    std::map<std::string, double> us_per_alarm(int alarms, bool main_counts) const {
+        const pid_t main_tid = ::getpid();
+        auto groups =
+            bench::cpu_between(self_[0], self_[1], [&](pid_t tid, const std::string& name) {
+                if (tid == main_tid) return std::string("main");
+                if (name.rfind("MQTTAsync", 0) == 0) return std::string("paho");
+                if (name == "outpost-pub" || name == "outpost-mark") return name;
+                return std::string("other");
+            });
+        std::map<std::string, double> figures;
+        double process = 0;
+        for (const auto& [group, ns] : groups) {
+            figures[group] = ns / 1000.0 / alarms;
+            if (group != "main" || main_counts) process += figures[group];
+        }
+        figures["process"] = process;
+        figures["broker"] = bench::process_cpu_between(broker_[0], broker_[1]) / 1000.0 / alarms;
+        if (responder_pid_ > 0) {
+            figures["responder"] =
+                bench::process_cpu_between(responder_[0], responder_[1]) / 1000.0 / alarms;
+        }
+        return figures;
+    }
+
+  private:
+    void take(bench::ThreadCpu& self, bench::ThreadCpu& broker, bench::ThreadCpu& responder) {
+        self = bench::sample_thread_cpu(::getpid());
+        broker = bench::sample_thread_cpu(broker_pid_);
+        if (responder_pid_ > 0) responder = bench::sample_thread_cpu(responder_pid_);
+    }
+    const pid_t broker_pid_ = 0;
+    const pid_t responder_pid_ = 0;
+    bench::ThreadCpu self_[2], broker_[2], responder_[2];
+};
+
+// Medians, group by group, of per-round figures.
+nlohmann::json median_figures(const std::vector<std::map<std::string, double>>& rounds) {
+    std::map<std::string, std::vector<double>> values;
+    for (const auto& round : rounds)
+        for (const auto& [group, value] : round) values[group].push_back(value);
+    nlohmann::json figures = nlohmann::json::object();
+    for (const auto& [group, samples] : values)
+        figures[group] = std::round(bench::median(samples) * 100) / 100;
+    return figures;
+}
+
+double load_average_1m() {
+    double load = -1;
+    std::ifstream("/proc/loadavg") >> load;
+    return load;
+}
 
 double seconds_since(Steady::time_point start) {
     return std::chrono::duration<double>(Steady::now() - start).count();
@@ -161,7 +240,7 @@ class RawListener final : public mqtt::iaction_listener {
 };
 
 double raw_paho_rate(const testing::Mosquitto& broker, const std::vector<store::OutboxRow>& rows,
-                     int window) {
+                     int window, CpuPhase& cpu) {
     mqtt::create_options create(MQTTVERSION_5);
     mqtt::async_client client(broker.uri(), "bench-raw", create,
                               static_cast<mqtt::iclient_persistence*>(nullptr));
@@ -170,6 +249,7 @@ double raw_paho_rate(const testing::Mosquitto& broker, const std::vector<store::
     options.set_clean_start(true);
     client.connect(options)->wait_for(std::chrono::seconds(5));
     RawListener listener;
+    cpu.start();
     const auto start = Steady::now();
     for (const auto& row : rows) {
         listener.wait_below(window);
@@ -178,6 +258,7 @@ double raw_paho_rate(const testing::Mosquitto& broker, const std::vector<store::
     }
     listener.wait_empty();
     const double elapsed = seconds_since(start);
+    cpu.finish();  // before paho's threads end with the client
     client.disconnect()->wait_for(std::chrono::seconds(5));
     if (listener.failed() > 0) std::fprintf(stderr, "raw paho: %d failures\n", listener.failed());
     return static_cast<double>(rows.size()) / elapsed;
@@ -211,6 +292,8 @@ struct DrainRound {
     uint64_t wal_total_bytes = 0;
     int window = 0;
     bool drained = false;
+    std::map<std::string, double> cpu_us;      // publisher phase, per alarm
+    std::map<std::string, double> raw_cpu_us;  // bare paho phase, per alarm
 };
 
 // One round: a fresh backlog, bare paho over its rows, then the publisher.
@@ -232,7 +315,12 @@ DrainRound drain_round(const testing::Mosquitto& broker, const Args& args, bool 
     std::unique_ptr<bench::ReceiptResponder> responder;
     if (receipts)
         responder = std::make_unique<bench::ReceiptResponder>(broker.uri(), dir.path(), false);
-    round.raw_rate = raw_paho_rate(broker, *rows, args.window);
+    const pid_t responder_pid = responder ? responder->pid() : -1;
+    CpuPhase raw_cpu(broker.pid(), responder_pid);
+    round.raw_rate = raw_paho_rate(broker, *rows, args.window, raw_cpu);
+    round.raw_cpu_us = raw_cpu.us_per_alarm(args.alarms, /*main_counts=*/true);
+    CpuPhase cpu(broker.pid(), responder_pid);
+    cpu.start();
     const auto start = Steady::now();
     auto publisher =
         Publisher::start(*store, bench_publisher_options(broker, args.window, receipts));
@@ -245,6 +333,8 @@ DrainRound drain_round(const testing::Mosquitto& broker, const Args& args, bool 
             round.drained && wait_for_confirmed(**publisher, alarms, std::chrono::seconds(300));
     }
     round.publisher_rate = args.alarms / seconds_since(start);
+    cpu.finish();  // before stop() joins the publisher's threads
+    round.cpu_us = cpu.us_per_alarm(args.alarms, /*main_counts=*/false);
     round.window = (*publisher)->status().window;
     (*publisher)->stop().ignore_error("the figures are taken; a slow stop does not change them");
     round.wal_total_bytes = wal_bytes(*store);
@@ -255,9 +345,13 @@ DrainRound drain_round(const testing::Mosquitto& broker, const Args& args, bool 
 nlohmann::json drain(const testing::Mosquitto& broker, const Args& args, bool receipts) {
     std::vector<DrainRound> rounds;
     for (int i = 0; i < args.rounds; ++i) rounds.push_back(drain_round(broker, args, receipts));
-    std::vector<double> publisher_rates, sent_rates, raw_rates, ratios;
+    std::vector<double> publisher_rates, sent_rates, raw_rates, ratios, cpu_ratios;
+    std::vector<std::map<std::string, double>> cpu, raw_cpu;
     bool drained = true;
     for (const auto& round : rounds) {
+        cpu.push_back(round.cpu_us);
+        raw_cpu.push_back(round.raw_cpu_us);
+        cpu_ratios.push_back(round.cpu_us.at("process") / round.raw_cpu_us.at("process"));
         publisher_rates.push_back(round.publisher_rate);
         sent_rates.push_back(round.sent_rate);
         raw_rates.push_back(round.raw_rate);
@@ -282,7 +376,11 @@ nlohmann::json drain(const testing::Mosquitto& broker, const Args& args, bool re
             {"target_ratio", 0.8},
             {"wal_bytes_per_alarm", last.wal_total_bytes / alarms},
             {"wal_insert_bytes_per_alarm", last.wal_insert_bytes / alarms},
-            {"wal_mark_bytes_per_alarm", (last.wal_total_bytes - last.wal_insert_bytes) / alarms}};
+            {"wal_mark_bytes_per_alarm", (last.wal_total_bytes - last.wal_insert_bytes) / alarms},
+            {"cpu_us_per_alarm", median_figures(cpu)},
+            {"raw_paho_cpu_us_per_alarm", median_figures(raw_cpu)},
+            {"cpu_ratio", std::round(bench::median(cpu_ratios) * 100) / 100},
+            {"load_average_1m", load_average_1m()}};
 }
 
 // One drain whose receipts the responder holds until every row is SENT:
@@ -365,7 +463,8 @@ int main(int argc, char** argv) {
                                  {"--rate", &args.rate},
                                  {"--seconds", &args.seconds},
                                  {"--devices", &args.devices},
-                                 {"--rounds", &args.rounds}})) {
+                                 {"--rounds", &args.rounds},
+                                 {"--scenarios", &args.scenarios}})) {
         return 2;
     }
     if (!testing::mosquitto_available()) {
@@ -376,17 +475,18 @@ int main(int argc, char** argv) {
     config.max_inflight_messages = args.window;  // the Receive Maximum both clients see
     testing::Mosquitto broker(config);
 
-    const nlohmann::json drained = drain(broker, args, false);
-    std::printf("%s\n", drained.dump().c_str());
-    std::fflush(stdout);
-    const nlohmann::json confirmed = drain(broker, args, true);
-    std::printf("%s\n", confirmed.dump().c_str());
-    std::fflush(stdout);
-    const nlohmann::json split = receipt_split(broker, args);
-    std::printf("%s\n", split.dump().c_str());
-    std::fflush(stdout);
-    const nlohmann::json steady_state = steady(broker, args);
-    std::printf("%s\n", steady_state.dump().c_str());
+    auto run = [&](Scenario scenario, auto produce) {
+        if ((args.scenarios & scenario) == 0) return nlohmann::json();
+        nlohmann::json figures = produce();
+        std::printf("%s\n", figures.dump().c_str());
+        std::fflush(stdout);
+        return figures;
+    };
+    const nlohmann::json drained = run(kDrain, [&] { return drain(broker, args, false); });
+    const nlohmann::json confirmed = run(kDrainReceipts, [&] { return drain(broker, args, true); });
+    run(kReceiptSplit, [&] { return receipt_split(broker, args); });
+    const nlohmann::json steady_state = run(kSteady, [&] { return steady(broker, args); });
+    if (args.scenarios != 15) return 0;  // the WAL summary needs every scenario
     nlohmann::json wal{
         {"scenario", "wal"},
         {"drain_bytes_per_alarm", drained["wal_bytes_per_alarm"]},

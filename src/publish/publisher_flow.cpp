@@ -108,7 +108,7 @@ void Publisher::Impl::on_outcome(const publish::PublishOutcome& outcome, int64_t
             OUTPOST_FAULT_POINT("publish.after_puback");
             rewind_to(window_.acknowledged(*flight));  // a lifted block: fetch its rows
             marker_->add(row.id);                      // P2: its own PUBACK, success reason
-            await_receipt(row, now);                   // receipts on: not done yet (R2)
+            await_receipt(row.id, row.event_id, now);  // receipts on: not done yet (R2)
             publish_latency_.record(outcome.at_boot_us - flight->published_boot_us);
             if (auto recorded = publish::recorded_uptime_ms(row.envelope, clock_.boot_id())) {
                 // The envelope keeps whole milliseconds (the recording fell

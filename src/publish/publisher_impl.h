@@ -36,6 +36,7 @@
 #include "publish/lease.h"
 #include "publish/mqtt_link.h"
 #include "publish/sent_marker.h"
+#include "publish/unconfirmed_pickup.h"
 #include "publish/window.h"
 #include "store/outbox.h"
 #include "store/store_core.h"
@@ -87,13 +88,15 @@ class Publisher::Impl final {
     void on_link_message(const publish::LinkEvent& event);
     void on_confirms(const publish::ConfirmReport& report, int64_t now);
     void forget_awaiting(const std::string& event_id);
-    void await_receipt(const store::OutboxRow& row, int64_t now);
+    void await_receipt(int64_t id, const std::string& event_id, int64_t now);
     // True when `outcome` belongs to a republish (then it is handled).
     bool republish_outcome(const publish::PublishOutcome& outcome, int64_t now);
     void republish_due(int64_t now);
     void abandon_republishes(int64_t now);
     void forget_receipts();
     void track_unconfirmed(int64_t now, int64_t unconfirmed_in_store);
+    void pick_up_unconfirmed(int64_t now);
+    int64_t unconfirmed_room() const;
     bool room_for_new_rows() const;
     std::optional<int64_t> next_republish() const;
 
@@ -151,7 +154,7 @@ class Publisher::Impl final {
     std::unordered_map<std::string, Awaiting> awaiting_;
     std::unordered_map<uint64_t, std::string> republishing_;
     uint64_t next_republish_tag_ = 1;
-    int64_t unconfirmed_cursor_ = 0;  // where the next look for untracked rows starts
+    publish::UnconfirmedPickup pickup_;  // SENT rows not tracked yet
     // No republish is due before this (boot ms); kNever: none is.
     static constexpr int64_t kNever = INT64_MAX;
     int64_t republish_check_at_ = kNever;

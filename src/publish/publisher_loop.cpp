@@ -176,7 +176,8 @@ void Publisher::Impl::housekeeping(int64_t now) {
         probe_backlog(now);
         next_probe_ = now + kProbeIntervalMs;
     }
-    republish_due(now);  // receipts (issue 11)
+    pick_up_unconfirmed(now);  // receipts (issue 11)
+    republish_due(now);
 }
 
 int64_t Publisher::Impl::next_wake(int64_t now) const {
@@ -188,6 +189,8 @@ int64_t Publisher::Impl::next_wake(int64_t now) const {
     if (auto due = next_republish()) wake = std::min(wake, std::max(now, *due));
     // Rows fetched but not yet sent, with room to send them: go on now.
     if (room_for_new_rows() && (!ready_.empty() || more_ || changed_)) wake = now;
+    // Untracked SENT rows left and room to track them: look on now.
+    if (pickup_.more() && unconfirmed_room() > 0) wake = now;
     return wake;
 }
 

@@ -36,8 +36,6 @@ namespace {
 constexpr uint64_t kRepublishTag = uint64_t{1} << 63;
 // How long a subscribe may wait for its SUBACK.
 constexpr std::chrono::milliseconds kSubscribeTimeout{2000};
-// Unconfirmed rows read per look when the store holds more than we track.
-constexpr int kTrackRows = 256;
 // When the window has no room for a due republish, look again after this.
 constexpr int64_t kNoRoomPauseMs = 50;
 
@@ -66,7 +64,17 @@ void Publisher::Impl::on_link_message(const publish::LinkEvent& event) {
         live_.last_error = "receipts: " + malformed->reason;
         return;
     }
-    marker_->add_receipt(std::move(std::get<std::vector<std::string>>(parsed)));
+    std::vector<std::string>& event_ids = std::get<std::vector<std::string>>(parsed);
+    // The rows these receipts are awaited for, so that the confirmation
+    // finds each by its rowid instead of bisecting the outbox (a hint only:
+    // confirm_events still matches the eventId, R1).
+    std::vector<int64_t> row_hints;
+    row_hints.reserve(event_ids.size());
+    for (const std::string& event_id : event_ids) {
+        auto found = awaiting_.find(event_id);
+        row_hints.push_back(found == awaiting_.end() ? 0 : found->second.id);
+    }
+    marker_->add_receipt(std::move(event_ids), std::move(row_hints));
 }
 
 void Publisher::Impl::on_confirms(const publish::ConfirmReport& report, int64_t now) {
@@ -91,10 +99,10 @@ void Publisher::Impl::forget_awaiting(const std::string& event_id) {
     awaiting_.erase(found);
 }
 
-void Publisher::Impl::await_receipt(const store::OutboxRow& row, int64_t now) {
+void Publisher::Impl::await_receipt(int64_t id, const std::string& event_id, int64_t now) {
     if (!options_.receipts) return;
-    Awaiting& entry = awaiting_[row.event_id];
-    entry.id = row.id;
+    Awaiting& entry = awaiting_[event_id];
+    entry.id = id;
     if (entry.since_ms == 0) entry.since_ms = now;
     entry.due_ms = now + receipt_backoff_.delay(entry.republishes + 1).count();
     republish_check_at_ = std::min(republish_check_at_, entry.due_ms);
@@ -192,7 +200,7 @@ void Publisher::Impl::abandon_republishes(int64_t now) {
 void Publisher::Impl::forget_receipts() {
     awaiting_.clear();
     republishing_.clear();
-    unconfirmed_cursor_ = 0;
+    pickup_.reset();
     republish_check_at_ = kNever;
 }
 
@@ -205,23 +213,29 @@ void Publisher::Impl::track_unconfirmed(int64_t now, int64_t unconfirmed_in_stor
     }
     live_.oldest_unconfirmed_age_ms = oldest;
     // SENT rows this lease does not know yet (from an earlier lease or run,
-    // or from before receipts were switched on): read some, oldest first.
-    const int64_t room =
-        options_.max_unconfirmed - static_cast<int64_t>(awaiting_.size()) - window_.in_flight();
-    if (!reader_ || room <= 0 || unconfirmed_in_store <= static_cast<int64_t>(awaiting_.size())) {
-        return;
-    }
-    const int limit = static_cast<int>(std::min<int64_t>(room, kTrackRows));
-    auto rows = store::fetch_unconfirmed(*reader_, unconfirmed_cursor_, limit);
+    // or from before receipts were switched on): pick them up, oldest
+    // first, as fast as room allows (unconfirmed_pickup.h).
+    if (unconfirmed_in_store > static_cast<int64_t>(awaiting_.size())) pickup_.begin();
+    pick_up_unconfirmed(now);
+}
+
+void Publisher::Impl::pick_up_unconfirmed(int64_t now) {
+    if (!options_.receipts || !reader_ || !pickup_.more()) return;
+    auto rows = pickup_.look(*reader_, unconfirmed_room());
     if (!rows) {
+        pickup_.reset();  // the next probe begins again: no busy loop on a failing read
         note_store_error(rows.status(), now);
         return;
     }
-    unconfirmed_cursor_ = static_cast<int>(rows->size()) < limit ? 0 : rows->back().id;
-    for (const store::OutboxRow& row : *rows) {
+    for (const store::UnconfirmedRow& row : *rows) {
         if (awaiting_.count(row.event_id) != 0 || window_.busy(row.id)) continue;
-        await_receipt(row, now);
+        await_receipt(row.id, row.event_id, now);
     }
+}
+
+int64_t Publisher::Impl::unconfirmed_room() const {
+    return options_.max_unconfirmed - static_cast<int64_t>(awaiting_.size()) -
+           window_.in_flight();  // R2
 }
 
 bool Publisher::Impl::room_for_new_rows() const {

@@ -38,10 +38,10 @@ void SentMarker::add(int64_t id) {
     if (wake) changed_.notify_one();
 }
 
-void SentMarker::add_receipt(std::vector<std::string> event_ids) {
+void SentMarker::add_receipt(std::vector<std::string> event_ids, std::vector<int64_t> row_hints) {
     {
         std::lock_guard<std::mutex> lock(mutex_);
-        receipts_.push_back(std::move(event_ids));
+        receipts_.push_back(Receipt{std::move(event_ids), std::move(row_hints)});
     }
     changed_.notify_one();
 }
@@ -67,7 +67,7 @@ void SentMarker::run() {
         }
         std::vector<int64_t> ids = std::move(queued_);
         queued_.clear();
-        std::vector<std::vector<std::string>> receipts = std::move(receipts_);
+        std::vector<Receipt> receipts = std::move(receipts_);
         receipts_.clear();
         const bool finishing = finishing_;
         lock.unlock();
@@ -77,7 +77,7 @@ void SentMarker::run() {
             retry = !status && status.code() != StatusCode::kFenced && !finishing;
             inbox_.post_marks(MarkReport{retry ? std::vector<int64_t>() : ids, status});
         }
-        for (const std::vector<std::string>& receipt : receipts) confirm(receipt);
+        for (const Receipt& receipt : receipts) confirm(receipt);
         lock.lock();
         if (retry) {
             queued_.insert(queued_.begin(), ids.begin(), ids.end());
@@ -86,8 +86,8 @@ void SentMarker::run() {
     }
 }
 
-void SentMarker::confirm(const std::vector<std::string>& event_ids) {
-    auto counts = store::confirm_events(core_, event_ids, epoch_);
+void SentMarker::confirm(const Receipt& receipt) {
+    auto counts = store::confirm_events(core_, receipt.event_ids, epoch_, receipt.row_hints);
     ConfirmReport report;
     if (!counts) {
         report.status = counts.status();

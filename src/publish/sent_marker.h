@@ -43,14 +43,20 @@ class SentMarker final {
     // Queues `id` (its PUBACK arrived) for marking. Thread-safe.
     void add(int64_t id);
     // Queues the eventIds of one receipt message for confirmation, after
-    // every id add()ed before. Thread-safe.
-    void add_receipt(std::vector<std::string> event_ids);
+    // every id add()ed before; `row_hints` as store::confirm_events takes
+    // them (the rows the publisher awaits these receipts for; 0 or empty:
+    // unknown). Thread-safe.
+    void add_receipt(std::vector<std::string> event_ids, std::vector<int64_t> row_hints = {});
     // Commits whatever is queued, then stops the thread. Idempotent.
     void finish();
 
   private:
     void run();
-    void confirm(const std::vector<std::string>& event_ids);
+    struct Receipt {
+        std::vector<std::string> event_ids;
+        std::vector<int64_t> row_hints;
+    };
+    void confirm(const Receipt& receipt);
 
     store::StoreCore& core_;
     Inbox& inbox_;
@@ -60,10 +66,10 @@ class SentMarker final {
 
     std::mutex mutex_;
     std::condition_variable changed_;
-    std::vector<int64_t> queued_;  // guarded by mutex_
-    std::vector<std::vector<std::string>> receipts_;  // guarded by mutex_
-    bool finishing_ = false;       // guarded by mutex_
-    std::thread thread_;           // started last, after every member it reads
+    std::vector<int64_t> queued_;    // guarded by mutex_
+    std::vector<Receipt> receipts_;  // guarded by mutex_
+    bool finishing_ = false;         // guarded by mutex_
+    std::thread thread_;             // started last, after every member it reads
 };
 
 }  // namespace outpost::publish

@@ -149,18 +149,21 @@ void Window::check_invariants() const {
 }
 
 std::string Window::broken_invariant() const {
+    // Called after every outcome in debug builds: text only for what broke.
+    auto row_name = [](int64_t id) { return "row " + std::to_string(id); };
     std::unordered_map<std::string, int> retries_in_flight;
     for (const auto& [tag, flight] : flights_) {
-        const std::string row = "row " + std::to_string(flight.row.id);
-        if (busy_.count(flight.row.id) != 1) return "W1: " + row + " is in flight but not busy";
+        if (busy_.count(flight.row.id) != 1) {
+            return "W1: " + row_name(flight.row.id) + " is in flight but not busy";
+        }
         if (retrying_.count(flight.row.id) != 0) {
-            return "W1: " + row + " is in flight and retrying at once";
+            return "W1: " + row_name(flight.row.id) + " is in flight and retrying at once";
         }
         if (!flight.retry) continue;
         auto block = blocked_.find(flight.row.device_id);
         if (block == blocked_.end() || !block->second.retry_in_flight) {
-            return "W3: " + row + " is a retry in flight of an unblocked device " +
-                   flight.row.device_id;
+            return "W3: " + row_name(flight.row.id) +
+                   " is a retry in flight of an unblocked device " + flight.row.device_id;
         }
         if (++retries_in_flight[flight.row.device_id] > 1) {
             return "W3: device " + flight.row.device_id + " has two retries in flight";
@@ -170,10 +173,9 @@ std::string Window::broken_invariant() const {
         return "W1: fewer busy rows than rows in flight and retrying";
     }
     for (const auto& [id, retry] : retrying_) {
-        const std::string row = "row " + std::to_string(id);
-        if (busy_.count(id) != 1) return "W1: " + row + " is retrying but not busy";
+        if (busy_.count(id) != 1) return "W1: " + row_name(id) + " is retrying but not busy";
         if (blocked_.count(retry.row.device_id) != 1) {
-            return "W3: " + row + " is retrying but device " + retry.row.device_id +
+            return "W3: " + row_name(id) + " is retrying but device " + retry.row.device_id +
                    " is not blocked";
         }
     }

@@ -125,14 +125,18 @@ Result<std::vector<OutboxRow>> list_events(Db& reader, OutboxState state, int64_
     return read_rows(*stmt, "reading outbox rows");
 }
 
-Result<std::vector<OutboxRow>> fetch_unconfirmed(Db& reader, int64_t after_id, int limit) {
-    auto stmt = Stmt::prepare(
-        reader, std::string("SELECT ") + kRowColumns + kRowSource +
-                    " WHERE o.id > ?1 AND o.state = " + sql_literal(OutboxState::kSent) +
-                    " AND o.confirmed IS NULL ORDER BY o.id LIMIT ?2");
+Result<std::vector<UnconfirmedRow>> fetch_unconfirmed(Db& reader, int64_t after_id, int limit) {
+    auto stmt = Stmt::prepare(reader, "SELECT id, event_id FROM outbox WHERE id > ?1 AND state = " +
+                                          sql_literal(OutboxState::kSent) +
+                                          " AND confirmed IS NULL ORDER BY id LIMIT ?2");
     if (!stmt) return stmt.status();
     stmt->bind(1, after_id).bind(2, static_cast<int64_t>(limit));
-    return read_rows(*stmt, "reading unconfirmed outbox rows");
+    std::vector<UnconfirmedRow> rows;
+    Status status = stmt->for_each_row("reading unconfirmed outbox rows", [&](const Stmt& row) {
+        rows.push_back(UnconfirmedRow{row.column_int(0), row.column_text(1)});
+    });
+    if (!status) return status;
+    return rows;
 }
 
 namespace {
@@ -176,6 +180,20 @@ Result<LookupBounds> lookup_bounds(Stmt& ordered_after, Stmt& newest) {
     bounds.ordered_after = *after;
     bounds.newest = *max_id;
     return bounds;
+}
+
+// The row `hint` if it holds `event_id`; kNotFound otherwise (one B-tree
+// descent, no bisection).
+Result<int64_t> find_at_hint(Stmt& probe, int64_t hint, const std::string& event_id) {
+    probe.reset();
+    probe.bind(1, hint);
+    auto step = probe.step("looking up an event at its row");
+    if (!step) return step.status();
+    const bool found = *step == Stmt::Step::kRow && probe.column_int(0) == hint &&
+                       probe.column_text(1) == event_id;
+    probe.reset();
+    if (found) return hint;
+    return Status::error(StatusCode::kNotFound, "event " + event_id + " is not at its hint");
 }
 
 Result<int64_t> find_in(Stmt& probe, Stmt& legacy, const LookupBounds& bounds,
@@ -321,7 +339,7 @@ Status mark_sent(StoreCore& core, const std::vector<int64_t>& ids, int64_t epoch
 }
 
 Result<ConfirmCounts> confirm_events(StoreCore& core, const std::vector<std::string>& event_ids,
-                                     int64_t epoch) {
+                                     int64_t epoch, const std::vector<int64_t>& row_hints) {
     ConfirmCounts counts;
     if (event_ids.empty()) return counts;
     Status status = submit_isolated(core, [&](BatchContext& context) {
@@ -350,9 +368,15 @@ Result<ConfirmCounts> confirm_events(StoreCore& core, const std::vector<std::str
         // Nothing inserts inside this op: the bounds hold for every id.
         auto bounds = lookup_bounds(**ordered_after, **newest);
         if (!bounds) return bounds.status();
-        for (const std::string& event_id : event_ids) {
+        for (size_t i = 0; i < event_ids.size(); ++i) {
+            const std::string& event_id = event_ids[i];
             // This store's rows only: an id of another gateway is not here.
-            auto id = find_in(**probe, **legacy, *bounds, event_id);
+            const int64_t hint = i < row_hints.size() ? row_hints[i] : 0;
+            auto id = hint > 0 ? find_at_hint(**probe, hint, event_id)
+                               : Result<int64_t>(Status::error(StatusCode::kNotFound, "no hint"));
+            if (!id && id.status().code() == StatusCode::kNotFound) {
+                id = find_in(**probe, **legacy, *bounds, event_id);
+            }
             if (!id && id.status().code() == StatusCode::kNotFound) {
                 counts.unknown.push_back(event_id);
                 continue;

@@ -32,11 +32,19 @@ std::string sql_literal(OutboxState state);
 // `reader` (a connection from StoreCore::open_reader()).
 Result<std::vector<OutboxRow>> fetch_pending(Db& reader, int64_t after_id, int limit);
 
+// A SENT row a receipt has not confirmed yet: what the publisher needs to
+// wait for its receipt (the envelope is read again only to republish).
+struct UnconfirmedRow {
+    int64_t id = 0;
+    std::string event_id;
+};
+
 // Up to `limit` SENT rows a receipt has not confirmed yet, with id >
-// `after_id`, in id order. No index on state: this walks rows from
-// `after_id`; the publisher calls it only when the store holds more such
-// rows than it tracks (at a new lease, or after its bound was full).
-Result<std::vector<OutboxRow>> fetch_unconfirmed(Db& reader, int64_t after_id, int limit);
+// `after_id`, in id order: ids and eventIds only, no envelope rebuilt. No
+// index on state: this walks rows from `after_id`; the publisher calls it
+// only when the store holds more such rows than it tracks (at a new lease,
+// or after its bound was full).
+Result<std::vector<UnconfirmedRow>> fetch_unconfirmed(Db& reader, int64_t after_id, int limit);
 
 // The rowid of the event `event_id`, by bisection over the rowids (ids grow
 // with them since schema 3), not a scan. kNotFound if absent.
@@ -73,14 +81,19 @@ struct ConfirmCounts {
 // one transaction for the whole receipt (one receipt message, one commit).
 // Only SENT rows move, and only from unconfirmed to confirmed; every other
 // id is reported and changes nothing. kFenced as mark_sent.
+// `row_hints`, when not empty, holds one rowid per event id (0: none), the
+// row the caller believes holds it (the publisher knows the rows it awaits
+// receipts for): a hint whose row carries that eventId saves the
+// bisection; any other hint is ignored and the id looked up as usual, so a
+// wrong hint changes nothing (R1 still matches eventIds, not rowids).
 Result<ConfirmCounts> confirm_events(StoreCore& core, const std::vector<std::string>& event_ids,
-                                     int64_t epoch);
+                                     int64_t epoch, const std::vector<int64_t>& row_hints = {});
 
 // Records a message-level failure of row `id`: attempts+1 and last_error;
 // the row becomes DEAD when attempts reaches `max_attempts`. Returns true if
 // it did. kFenced as mark_sent.
-Result<bool> record_failure(StoreCore& core, int64_t id, const std::string& error,
-                            int64_t epoch, int max_attempts);
+Result<bool> record_failure(StoreCore& core, int64_t id, const std::string& error, int64_t epoch,
+                            int max_attempts);
 
 // Operator replay: DEAD (or SENT) row back to PENDING with the same event id
 // and envelope; attempts reset; replay count, time, reason and actor

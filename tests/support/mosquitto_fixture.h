@@ -220,6 +220,8 @@ class Mosquitto final {
     std::string log() const { return read_file(log_path()); }
     std::string log_tail(size_t lines = 30) const { return tail_of(log(), lines); }
     bool running() const { return pid_ > 0; }
+    // The broker process, -1 when stopped (benchmarks read its CPU time).
+    pid_t pid() const { return pid_; }
 
     // Starts the broker on the same port and waits for its ready line.
     void start(std::chrono::milliseconds timeout = std::chrono::seconds(10)) {

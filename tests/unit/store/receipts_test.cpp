@@ -92,6 +92,32 @@ TEST_CASE("a receipt confirms SENT rows only, never moves a row back, and counts
     check_counts_match_rows(*store, path);
 }
 
+TEST_CASE("row hints only spare the lookup: a wrong hint confirms no other row") {
+    TempDir dir;
+    const std::string path = dir.file("o.db");
+    auto store = open_store(path, test_options());
+    Recorded rows = record(*store, 5);
+    auto epoch = acquire_epoch(core_of(*store), "test");
+    REQUIRE_OK(epoch);
+    REQUIRE_OK(mark_sent(core_of(*store), rows.ids, *epoch));
+
+    const std::string unknown = "018f0000-0000-7000-8000-00000000abcd";
+    // Right hint, a hint at another SENT row, no hint, and an unknown id
+    // hinted at a real row: each eventId confirms its own row or nothing.
+    auto counts = confirm_events(core_of(*store),
+                                 {rows.event_ids[0], rows.event_ids[1], rows.event_ids[2], unknown},
+                                 *epoch, {rows.ids[0], rows.ids[3], 0, rows.ids[4]});
+    REQUIRE_OK(counts);
+    CHECK(counts->confirmed ==
+          std::vector<std::string>{rows.event_ids[0], rows.event_ids[1], rows.event_ids[2]});
+    CHECK(counts->unknown == std::vector<std::string>{unknown});
+    StoreAdmin admin(*store);
+    CHECK_FALSE(admin.find_event(rows.event_ids[3])->confirmed);  // the wrong hint's row
+    CHECK_FALSE(admin.find_event(rows.event_ids[4])->confirmed);  // the unknown id's hint
+    CHECK(store->stats()->confirmed == 3);
+    check_counts_match_rows(*store, path);
+}
+
 TEST_CASE("one receipt is one transaction, and a stale lease confirms nothing") {
     TempDir dir;
     auto store = open_store(dir.file("o.db"), test_options());
