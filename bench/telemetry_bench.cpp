@@ -29,8 +29,10 @@
 // pooled over all slices of record_alarm() and of the subscriber's clock.
 // The limits of the same run, before the first and after the last round: the
 // fsync p50/p99 of the store's disk (4 KiB appends, fdatasync) and a bare
-// paho client's QoS 1 round trip. Also the load average at start and end
-// and the CPU each lane process spent per published message.
+// paho client's QoS 1 round trip. Also the load average at start and end,
+// the CPU each lane process spent per published message, and per kind the
+// time the alarm side's threads waited for a CPU per alarm (schedstat):
+// the figure a CPU priority acts on, less noisy than a p99 on a shared box.
 //
 // --alarm-nice-boost=N runs the alarm side (this process's threads: recorder,
 // publisher, marker, paho; not mosquitto, mosquitto_sub or the lanes) at nice
@@ -42,6 +44,7 @@
 //                        [--idle-lane=1] [--control=1] [--alarm-nice-boost=0]
 // --seconds is per kind and round.
 #include <mqtt/async_client.h>
+#include <pthread.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -95,6 +98,27 @@ struct Args {
 constexpr std::chrono::milliseconds kSettle{300};
 // The gateway id of every store and of the telemetry sources.
 constexpr const char* kGateway = "gw-bench";
+// The generator thread's name: the one thread of this process that is not
+// the alarm side.
+constexpr const char* kFirmwareThread = "bench-firmware";
+
+// Nanoseconds the alarm side's threads (every thread of this process but
+// the generator's) have waited on a run queue for a CPU so far
+// (/proc/self/task/TID/schedstat, second field): what a CPU priority changes.
+// Threads that end take their share with them; the caller reads it around a
+// stretch in which the threads it cares about live.
+uint64_t alarm_side_runqueue_wait_ns() {
+    uint64_t total = 0;
+    for (const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
+        std::string name;
+        std::getline(std::ifstream(task.path() / "comm"), name);
+        if (name == kFirmwareThread) continue;
+        uint64_t running = 0, waiting = 0;
+        std::ifstream(task.path() / "schedstat") >> running >> waiting;
+        total += waiting;
+    }
+    return total;
+}
 
 // A plain paho subscriber, independent of the code under test; `on_message`
 // runs on paho's thread.
@@ -193,6 +217,7 @@ class TelemetryGenerator final {
     TelemetryGenerator(std::string socket_path, int per_second)
         : socket_path_(std::move(socket_path)) {
         thread_ = std::thread([this, per_second] {
+            ::pthread_setname_np(::pthread_self(), kFirmwareThread);
             uint64_t n = 0;
             for (int64_t tick = 0; !stopping_; ++tick) {
                 std::this_thread::sleep_until(start_ + std::chrono::milliseconds(tick));
@@ -353,6 +378,7 @@ struct Kind {
     std::vector<double> record_p50_us;
     std::vector<double> record_call_us;  // record_alarm() alone, every alarm
     std::vector<double> delivery_us;     // the subscriber's record->arrival, every alarm
+    uint64_t runqueue_wait_ns = 0;       // the alarm side's, while recording and draining
     bool drained = true;
     uint64_t telemetry_sent = 0;
     double telemetry_seconds = 0;
@@ -406,8 +432,8 @@ std::unique_ptr<Publisher> start_publisher(Kind& kind, const testing::Mosquitto&
     return std::move(*publisher);
 }
 
-// Waits until `count` alarms are SENT, takes the publisher's figures, stops it.
-void finish_publisher(Kind& kind, Publisher& publisher, int count) {
+// Waits until `count` alarms are SENT and takes the publisher's figures.
+void finish_publisher(Kind& kind, const Publisher& publisher, int count) {
     const auto deadline = Steady::now() + std::chrono::seconds(30);
     while (publisher.status().sent < static_cast<uint64_t>(count) && Steady::now() < deadline) {
         std::this_thread::sleep_for(std::chrono::milliseconds(2));
@@ -418,7 +444,6 @@ void finish_publisher(Kind& kind, Publisher& publisher, int count) {
     kind.record_p99_us.push_back(static_cast<double>(status.commit_to_ack_p99_us));
     kind.publish_p99_us.push_back(static_cast<double>(status.publish_to_ack_p99_us));
     ++kind.slices_this_round;
-    publisher.stop().ignore_error("the figures are taken; a slow stop does not change them");
 }
 
 // One slice: the kind's load on, alarms at args.rate for args.slice_ms into
@@ -445,6 +470,7 @@ void run_slice(Kind& kind, const testing::Mosquitto& broker, const testing::Temp
     alarm.text = "bearing temperature above limit";
     const int count = std::max(1, args.rate * args.slice_ms / 1000);
     const auto interval = std::chrono::nanoseconds(1'000'000'000LL / args.rate);
+    const uint64_t waited_before = alarm_side_runqueue_wait_ns();
     const auto start = Steady::now();
     for (int i = 0; i < count; ++i, ++kind.alarms) {
         std::this_thread::sleep_until(start + interval * i);
@@ -462,7 +488,10 @@ void run_slice(Kind& kind, const testing::Mosquitto& broker, const testing::Temp
             std::chrono::duration<double, std::micro>(after - before).count());
         deliveries.recorded(recorded->event_id, before);
     }
-    finish_publisher(kind, *publisher, count);  // under the same load
+    finish_publisher(kind, *publisher, count);                    // under the same load
+    const uint64_t waited_after = alarm_side_runqueue_wait_ns();  // its threads still live
+    kind.runqueue_wait_ns += waited_after > waited_before ? waited_after - waited_before : 0;
+    publisher->stop().ignore_error("the figures are taken; a slow stop does not change them");
     deliveries.latencies_us(kind.delivery_us);
 
     std::pair<uint64_t, double> sent{0, 0};
@@ -545,25 +574,22 @@ int main(int argc, char** argv) {
 
     std::vector<Kind> kinds;
     std::vector<std::unique_ptr<daemon::TelemetrySupervisor>> lanes;
-    kinds.emplace_back();
-    kinds.back().name = "quiet";
-    lanes.push_back(start_telemetry_process(broker, dir, args, "lane", "nice"));
-    kinds.emplace_back();
-    kinds.back().name = "lane";
-    kinds.back().lane = lanes.back().get();
-    kinds.back().socket_path = dir.file("lane.sock");
-    if (args.idle_lane != 0) {
-        lanes.push_back(start_telemetry_process(broker, dir, args, "idle", "idle"));
+    const auto add_kind = [&](const std::string& name) -> Kind& {
         kinds.emplace_back();
-        kinds.back().name = "idle";
-        kinds.back().lane = lanes.back().get();
-        kinds.back().socket_path = dir.file("idle.sock");
-    }
-    if (args.control != 0) {
-        kinds.emplace_back();
-        kinds.back().name = "paho";
-        kinds.back().paho = true;
-    }
+        kinds.back().name = name;
+        return kinds.back();
+    };
+    // A lane kind: its own outpost-telemetry, named after the kind.
+    const auto add_lane = [&](const std::string& name, const std::string& scheduling) {
+        lanes.push_back(start_telemetry_process(broker, dir, args, name, scheduling));
+        Kind& kind = add_kind(name);
+        kind.lane = lanes.back().get();
+        kind.socket_path = dir.file(name + ".sock");
+    };
+    add_kind("quiet");
+    add_lane("lane", "nice");
+    if (args.idle_lane != 0) add_lane("idle", "idle");
+    if (args.control != 0) add_kind("paho").paho = true;
     std::vector<double> lane_cpu_before;
     for (const auto& lane : lanes) lane_cpu_before.push_back(cpu_seconds(lane->pid()));
     TelemetryConsumer telemetry_consumer(broker, dir);
@@ -619,7 +645,10 @@ int main(int argc, char** argv) {
             {"record_call_p99_us", std::lround(call_p99)},
             {"record_to_delivery_p50_us", std::lround(bench::percentile(delivery, 0.50))},
             {"record_to_delivery_p99_us", std::lround(delivery_p99)},
-            {"delivered_to_subscriber", delivery.size()}};
+            {"delivered_to_subscriber", delivery.size()},
+            {"alarm_side_runqueue_wait_us_per_alarm",
+             rounded(static_cast<double>(kind.runqueue_wait_ns) / 1000 /
+                     std::max<double>(1, static_cast<double>(kind.alarms)))}};
         if (k > 0) {
             figures.update(
                 {{"ratio_record_to_puback_p99", ratio(p99, quiet_p99)},
