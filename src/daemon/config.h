@@ -11,6 +11,7 @@
 #include <string>
 
 #include "daemon/log.h"
+#include "daemon/telemetry_scheduling.h"
 #include "outpost/publisher_options.h"
 #include "outpost/status.h"
 #include "outpost/store_options.h"
@@ -28,6 +29,9 @@ struct TelemetryConfig {
     uint32_t max_send_rate = 5000;  // TelemetryOptions::max_send_rate; 0: no cap
     // Where firmware sends telemetry datagrams ("<key>\n<payload>").
     std::string datagram_socket = "/run/outpost/telemetry.sock";
+    // How the telemetry process shares the CPU with the alarm path
+    // ("nice" or "idle"; telemetry_scheduling.h).
+    TelemetryScheduling scheduling = TelemetryScheduling::kNice;
 };
 
 // The local alarm ingestion socket (AF_UNIX stream, one JSON line per request).

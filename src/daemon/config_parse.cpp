@@ -129,6 +129,13 @@ void read_telemetry(JsonObjectReader& in, TelemetryConfig& telemetry) {
     in.read_bool("coalesce", telemetry.coalesce);
     in.read_integer("max_send_rate", telemetry.max_send_rate, 0, 1000000);
     in.read_string("datagram_socket", telemetry.datagram_socket);
+    std::string scheduling = telemetry_scheduling_name(telemetry.scheduling);
+    in.read_string("scheduling", scheduling);
+    if (auto parsed = parse_telemetry_scheduling(scheduling)) {
+        telemetry.scheduling = *parsed;
+    } else {
+        in.error("scheduling", "must be \"nice\" or \"idle\" (got \"" + scheduling + "\")");
+    }
 }
 
 // "0660": octal digits, as chmod takes them (JSON has no octal numbers).

@@ -69,6 +69,7 @@ defaults; unknown fields are errors):
     "client_id": "",                         "" = outpost-<gateway_id>-telemetry
     "ring_capacity": 4096, "max_payload_bytes": 4096, "coalesce": false,
     "max_send_rate": 5000,                   publishes/s at most; 0 = no cap
+    "scheduling": "nice",                    its process: nice 10, or "idle" (SCHED_IDLE)
     "datagram_socket": "/run/outpost/telemetry.sock"   "<key>\n<payload>"
   },
   "ingest": {

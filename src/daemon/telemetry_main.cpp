@@ -5,7 +5,8 @@
 //     outpost-telemetry --config FILE --stats-fd N
 //
 // It runs the TelemetryLane of the configuration's "telemetry" object (the
-// datagram socket included) at nice kTelemetryNice, writes one report line
+// datagram socket included) at the configuration's telemetry.scheduling
+// (telemetry_scheduling.h: nice kTelemetryNice, or SCHED_IDLE), writes one report line
 // (telemetry_stats_line.h) at once when the lane runs and every
 // kReportInterval after, and stops the lane on SIGTERM/SIGINT (what is left
 // in the ring counts as dropped_disconnected), writes a last report and
@@ -25,6 +26,7 @@
 #include "daemon/config.h"
 #include "daemon/log.h"
 #include "daemon/telemetry_options.h"
+#include "daemon/telemetry_scheduling.h"
 #include "daemon/telemetry_stats_line.h"
 #include "outpost/telemetry.h"
 #include "telemetry/lane_impl.h"
@@ -88,7 +90,12 @@ int main(int argc, char** argv) {
     configure_log(config->logging.level, config->logging.syslog);
     const sigset_t stop_signals = block_stop_signals();
     // Before any thread starts: the lane's and paho's threads inherit it.
-    lower_thread_priority();
+    const Status scheduled = apply_telemetry_scheduling(config->telemetry.scheduling);
+    if (!scheduled.is_ok()) {
+        log_warning("telemetry process: scheduling \"" +
+                    std::string(telemetry_scheduling_name(config->telemetry.scheduling)) +
+                    "\" not applied: " + scheduled.to_string());
+    }
 
     Result<std::unique_ptr<TelemetryLane>> lane = TelemetryLane::start(telemetry_options(*config));
     if (!lane.is_ok()) {

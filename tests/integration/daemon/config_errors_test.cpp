@@ -107,6 +107,8 @@ TEST_CASE("each bad configuration exits 2 with a message naming its field", "[da
          "telemetry.ring_capacity must be an integer from 1"},
         {"telemetry not an object", json::json_pointer("/telemetry"), true,
          "telemetry must be an object"},
+        {"unknown telemetry scheduling", json::json_pointer("/telemetry/scheduling"), "realtime",
+         "telemetry.scheduling must be \"nice\" or \"idle\""},
         {"unknown log level", json::json_pointer("/logging/level"), "loud",
          "logging.level must be \"error\", \"warn\", \"info\" or \"debug\""},
         {"drain timeout negative", json::json_pointer("/publisher/drain_timeout_ms"), -1,

@@ -3,11 +3,18 @@
 // (mosquitto_sub) and the daemon's status document. Outcomes only: alarms
 // are acknowledged while the telemetry process is frozen, and a killed
 // telemetry process is replaced and carries datagrams again.
+#include <sched.h>
 #include <signal.h>
+#include <sys/resource.h>
 
 #include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "daemon_harness.h"
 #include "eventually.h"
@@ -62,8 +69,11 @@ bool received_payload(const TelemetrySubscriber& subscriber, const std::string& 
     return false;
 }
 
-// outpostd with a telemetry socket, and a telemetry subscriber watching.
+// outpostd with a telemetry socket, and a telemetry subscriber watching;
+// `scheduling` is telemetry.scheduling ("" leaves the default).
 struct Gateway {
+    explicit Gateway(std::string scheduling_name = "") : scheduling(std::move(scheduling_name)) {}
+    const std::string scheduling;  // before `daemon`, which reads it
     Mosquitto broker;
     TempDir dir;
     std::string alarms = dir.file("alarms.sock");
@@ -74,6 +84,7 @@ struct Gateway {
     json config() const {
         json config = daemon_config(dir, broker);
         config["telemetry"] = {{"datagram_socket", telemetry}};
+        if (!scheduling.empty()) config["telemetry"]["scheduling"] = scheduling;
         return config;
     }
     // The telemetry process once outpostd reports one; -1 if it never does.
@@ -83,6 +94,25 @@ struct Gateway {
         return pid;
     }
 };
+
+// Per thread of `pid`: {scheduling policy, nice} from /proc/PID/task/TID/stat
+// (fields 41 and 19).
+std::vector<std::pair<int, int>> thread_scheduling(int64_t pid) {
+    std::vector<std::pair<int, int>> out;
+    const std::string tasks = "/proc/" + std::to_string(pid) + "/task";
+    for (const auto& task : std::filesystem::directory_iterator(tasks)) {
+        std::ifstream in(task.path() / "stat");
+        std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        const size_t close = text.rfind(')');
+        if (close == std::string::npos) continue;
+        std::istringstream fields(text.substr(close + 2));  // from field 3
+        std::vector<std::string> field(3);
+        for (std::string item; fields >> item;) field.push_back(item);
+        if (field.size() <= 41) continue;
+        out.emplace_back(std::stoi(field[41]), std::stoi(field[19]));
+    }
+    return out;
+}
 
 }  // namespace
 
@@ -136,4 +166,33 @@ TEST_CASE("a killed telemetry process is started again and carries datagrams", "
     CHECK(eventually([&] { return alarms_sent(gateway.alarms) == 5; }));
     CHECK(gateway.daemon.terminate() == 0);
     CHECK(::kill(static_cast<pid_t>(second), 0) != 0);  // stopped with outpostd
+}
+
+TEST_CASE(
+    "the telemetry process runs every thread at its configured scheduling, outpostd at its own",
+    "[telemetry]") {
+    const std::string name = GENERATE(as<std::string>{}, "", "nice", "idle");
+    const int policy = name == "idle" ? SCHED_IDLE : SCHED_OTHER;
+    Gateway gateway(name);
+    const int64_t child = gateway.telemetry_process();
+    INFO("scheduling \"" << name << "\": " << gateway.daemon.log_line());
+    REQUIRE(child > 0);
+    // Connected and carrying datagrams: paho's threads exist by now.
+    REQUIRE(eventually([&] {
+        return send_datagram(gateway.telemetry, "pump-1/temp\nrunning") &&
+               received_payload(gateway.subscriber, "running");
+    }));
+    const auto threads = thread_scheduling(child);
+    CHECK(threads.size() >= 4);  // main, lane sender, socket reader, paho's
+    for (const auto& [thread_policy, nice] : threads) {
+        CHECK(thread_policy == policy);
+        CHECK(nice == 10);
+    }
+    // The alarm path keeps what it was started with (this test's own nice).
+    const int own_nice = ::getpriority(PRIO_PROCESS, 0);
+    for (const auto& [thread_policy, nice] : thread_scheduling(gateway.daemon.pid())) {
+        CHECK(thread_policy == SCHED_OTHER);
+        CHECK(nice == own_nice);
+    }
+    CHECK(gateway.daemon.terminate() == 0);
 }
