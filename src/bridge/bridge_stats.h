@@ -116,7 +116,9 @@ class BridgeStats final : public FiguresSource {
     void mqtt_connected(const std::string& client_id, bool connected);
 
     // Receipts (issue 11): where to read the receipt figures for the JSON
-    // line. Set once, before the status reporter starts.
+    // line. Set once, before the status reporter starts; read afterwards
+    // without the lock, so whatever `source` reads must outlive every reader
+    // of these figures (reporter, metrics endpoint, watchdog, figures pipe).
     using ReceiptFigures = bridge::ReceiptFigures;
     void set_receipt_source(std::function<ReceiptFigures()> source) {
         receipt_source_ = std::move(source);

@@ -11,6 +11,7 @@
 #include <atomic>
 
 #include "bridge_harness.h"
+#include "secure_rocketmq.h"
 
 using namespace outpost::testing;
 
@@ -90,14 +91,7 @@ TEST_CASE("a silent name server listed first: alarms go through the other, the l
     BridgeProcess bridge(dir, "bridge", config);
     bridge.start();
     const std::vector<GatewayEvent> events = make_events(2, 3, 4);  // 24 events
-    {
-        GatewayPublisher gateway(broker.uri(), "gw-ns-silent-" + run_id());
-        REQUIRE_NOTHROW(gateway.publish_all(outgoing(events)));
-    }
-    const bool forwarded = wait_until([&] { return bridge.counter("forwarded") >= events.size(); },
-                                      std::chrono::seconds(90));
-    INFO("status: " << bridge.status().dump() << " | bridge log: " << bridge.log());
-    REQUIRE(forwarded);
+    forward_and_wait(broker, bridge, events, events.size());
     const std::set<std::string> ids = ids_of(events);
     CHECK(missing_keys(messages_with_keys(alarms, ids), ids).empty());
     CHECK(bridge.status()["quarantined"]["total"] == 0);

@@ -34,7 +34,8 @@ namespace {
 // RocketMQ that stores everything: SEND_OK for each send, from any thread.
 class StoringSink final : public MessageSink {
   public:
-    Status send(const SinkMessage& message, std::optional<std::int32_t>* /*response_code*/) override {
+    Status send(const SinkMessage& message,
+                std::optional<std::int32_t>* /*response_code*/) override {
         std::lock_guard<std::mutex> lock(mutex_);
         ++sends_[message.keys];
         return Status::ok();
