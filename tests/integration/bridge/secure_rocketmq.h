@@ -9,7 +9,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <set>
 #include <string>
+#include <vector>
 
 #include "bridge_harness.h"
 
@@ -65,6 +67,17 @@ inline void forward_and_wait(const Mosquitto& broker, const BridgeProcess& bridg
                                       std::chrono::seconds(90));
     INFO("status: " << bridge.status().dump() << " | bridge log: " << bridge.log());
     REQUIRE(forwarded);
+}
+
+// forward_and_wait for all of `events`, then: every one is in RocketMQ's
+// `topic` by its eventId and nothing was quarantined.
+inline void forward_all_and_check(const Mosquitto& broker, const BridgeProcess& bridge,
+                                  const std::string& topic,
+                                  const std::vector<GatewayEvent>& events) {
+    forward_and_wait(broker, bridge, events, events.size());
+    const std::set<std::string> ids = ids_of(events);
+    CHECK(missing_keys(messages_with_keys(topic, ids), ids).empty());
+    CHECK(bridge.status()["quarantined"]["total"] == 0);
 }
 
 }  // namespace outpost::testing
