@@ -1,6 +1,5 @@
 #include "store/sqlite_db.h"
 
-#include <mutex>
 #include <utility>
 
 namespace outpost::store {
@@ -41,19 +40,6 @@ int page_cache_kib(Db::Role role) {
     return kReaderPageCacheKiB;
 }
 
-// SQLite's page cache starts each connection with one bulk allocation of
-// SQLITE_DEFAULT_PCACHE_INITSZ pages (20 in Debian's build, about 88 KiB,
-// or the whole cache when it is smaller) whether the connection ever reads
-// that many pages or not. Without it a connection allocates its pages one
-// by one as it reads them, up to the same cache_size. SQLite takes this
-// setting only before it initialises itself (the first open in the
-// process, outpostd's store open on its main thread before any other
-// thread starts); after that sqlite3_config answers SQLITE_MISUSE and the
-// bulk stays, which changes memory, not behaviour.
-void leave_out_bulk_page_allocation() {
-    static std::once_flag once;
-    std::call_once(once, [] { sqlite3_config(SQLITE_CONFIG_PAGECACHE, nullptr, 0, 0); });
-}
 }  // namespace
 
 Status sqlite_status(int rc, sqlite3* db, const std::string& what) {
@@ -102,7 +88,6 @@ Db& Db::operator=(Db&& other) noexcept {
 }
 
 Result<Db> Db::open(const std::string& path, int flags, const std::string& vfs, Role role) {
-    leave_out_bulk_page_allocation();
     sqlite3* raw = nullptr;
     int rc = sqlite3_open_v2(path.c_str(), &raw, flags | SQLITE_OPEN_NOMUTEX,
                              vfs.empty() ? nullptr : vfs.c_str());
