@@ -1,14 +1,13 @@
 #include "publish/unconfirmed_pickup.h"
 
 #include <algorithm>
-#include <limits>
 
 namespace outpost::publish {
 
 Result<std::vector<store::UnconfirmedRow>> UnconfirmedPickup::look(store::Db& reader,
                                                                    int64_t room) {
     if (!more_ || room <= 0) return std::vector<store::UnconfirmedRow>();
-    const int limit = static_cast<int>(std::min<int64_t>(room, std::numeric_limits<int>::max()));
+    const int limit = static_cast<int>(std::min<int64_t>(room, kMaxLookRows));
     auto rows = store::fetch_unconfirmed(reader, cursor_, limit);
     if (!rows) return rows.status();
     ++looks_;

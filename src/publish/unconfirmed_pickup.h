@@ -2,12 +2,14 @@
 // (rows of an earlier lease or run, or from before receipts were switched
 // on), oldest first, for publisher_receipts.cpp to wait their receipts.
 //
-// Pacing: no per-look constant. A look reads as many rows as the caller
-// has room for (max_unconfirmed less what it tracks and has in flight, R2),
-// and the publisher looks again at its next loop round while more() holds
-// and room is left. Picking up N rows therefore takes ceil(N / room) looks:
-// bounded by max_unconfirmed and by how fast receipts free room, never by
-// a look's size or the once-a-second probe.
+// Pacing: a look reads as many rows as the caller has room for
+// (max_unconfirmed less what it tracks and has in flight, R2), at most
+// kMaxLookRows so that a large max_unconfirmed does not read a huge batch
+// into memory at once, and the publisher looks again at its next loop round
+// while more() holds and room is left. Picking up N rows therefore takes
+// about ceil(N / min(room, kMaxLookRows)) looks, back to back: bounded by
+// max_unconfirmed and by how fast receipts free room, never by the
+// once-a-second probe.
 //
 // Publisher thread only; not thread-safe.
 #ifndef OUTPOST_PUBLISH_UNCONFIRMED_PICKUP_H
@@ -24,6 +26,9 @@ namespace outpost::publish {
 
 class UnconfirmedPickup final {
   public:
+    // Rows one look reads at most (ids and eventIds: ~100 bytes each).
+    static constexpr int64_t kMaxLookRows = 4096;
+
     // The store holds more unconfirmed rows than the caller tracks: look
     // (on) from where the last look stopped.
     void begin() { more_ = true; }

@@ -27,12 +27,12 @@ constexpr int kConfirmedRows = 40;
 // A store as a run with receipts on leaves it: every row SENT, the first
 // kConfirmedRows confirmed, the rest awaiting their receipts. Returns the
 // ids of the unconfirmed rows, in id order.
-std::vector<int64_t> leave_unconfirmed_rows(Store& store) {
+std::vector<int64_t> leave_unconfirmed_rows(Store& store, int earlier_rows = kEarlierRows) {
     std::vector<std::thread> writers;  // concurrent: group commit batches them
     std::atomic<int> refused{0};
     for (int t = 0; t < 4; ++t) {
         writers.emplace_back([&, t] {
-            for (int i = 0; i < kEarlierRows / 4; ++i) {
+            for (int i = 0; i < earlier_rows / 4; ++i) {
                 if (!store.record_alarm(sample_alarm("pump-" + std::to_string(t)))) refused++;
             }
         });
@@ -42,9 +42,9 @@ std::vector<int64_t> leave_unconfirmed_rows(Store& store) {
     auto& core = store::core_of(store);
     auto reader = core.open_reader();
     REQUIRE_OK(reader);
-    auto rows = store::fetch_pending(*reader, 0, kEarlierRows);
+    auto rows = store::fetch_pending(*reader, 0, earlier_rows);
     REQUIRE_OK(rows);
-    REQUIRE(rows->size() == static_cast<size_t>(kEarlierRows));
+    REQUIRE(rows->size() == static_cast<size_t>(earlier_rows));
     auto epoch = store::acquire_epoch(core, "earlier run");
     REQUIRE_OK(epoch);
     std::vector<int64_t> ids;
@@ -73,9 +73,9 @@ std::vector<int64_t> pick_up(publish::UnconfirmedPickup& pickup, store::Db& read
 
 // A store an earlier run left, and a reader on it.
 struct EarlierRun {
-    EarlierRun()
+    explicit EarlierRun(int earlier_rows = kEarlierRows)
         : store(open_store(dir.file("outbox.db"), test_options())),
-          unconfirmed(leave_unconfirmed_rows(*store)),
+          unconfirmed(leave_unconfirmed_rows(*store, earlier_rows)),
           reader_db(store::core_of(*store).open_reader()) {
         REQUIRE_OK(reader_db);
     }
@@ -114,4 +114,19 @@ TEST_CASE("a pickup bounded by room takes as many looks as room requires, each r
     CHECK(none->empty());
     CHECK(pickup.looks() == 3);
     CHECK(pickup.more());
+}
+
+TEST_CASE("a look reads at most kMaxLookRows rows however much room there is") {
+    // 4,400 rows, 4,360 unconfirmed: one full look and one short one.
+    EarlierRun earlier(static_cast<int>(publish::UnconfirmedPickup::kMaxLookRows) + 304);
+    publish::UnconfirmedPickup pickup;
+    pickup.begin();
+    auto first = pickup.look(earlier.reader(), /*room=*/1000000);
+    REQUIRE_OK(first);
+    CHECK(static_cast<int64_t>(first->size()) == publish::UnconfirmedPickup::kMaxLookRows);
+    CHECK(pickup.more());
+    const std::vector<int64_t> rest = pick_up(pickup, earlier.reader(), 1000000, 10);
+    CHECK(pickup.looks() == 2);
+    CHECK_FALSE(pickup.more());
+    CHECK(first->size() + rest.size() == earlier.unconfirmed.size());
 }
