@@ -78,7 +78,9 @@ json written(const BridgeConfig& c) {
 
 class NoSink final : public MessageSink {
   public:
-    outpost::Status send(const SinkMessage&) override { return outpost::Status::ok(); }
+    outpost::Status send(const SinkMessage&, std::optional<std::int32_t>*) override {
+        return outpost::Status::ok();
+    }
 };
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -45,7 +46,8 @@ constexpr char kIdentityProperty[] = "outpost-identity";
 // after the checks the producer makes (producer.cpp) and the frame encoder.
 class CheckingSink final : public MessageSink {
   public:
-    outpost::Status send(const SinkMessage& message) override {
+    outpost::Status send(const SinkMessage& message,
+                         std::optional<std::int32_t>* /*response_code*/) override {
         sent.push_back(message);
         FUZZ_CHECK(outpost::rocketmq::validate_topic(message.topic).is_ok(),
                    "the bridge sends to a valid RocketMQ topic");
