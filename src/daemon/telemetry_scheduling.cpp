@@ -1,8 +1,6 @@
 #include "daemon/telemetry_scheduling.h"
 
 #include <sched.h>
-#include <sys/resource.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -25,7 +23,7 @@ const char* telemetry_scheduling_name(TelemetryScheduling scheduling) {
 Status apply_telemetry_scheduling(TelemetryScheduling scheduling) {
     // The nice value first, in both cases: the lane's threads set it again
     // (lower_thread_priority), which under SCHED_IDLE changes nothing.
-    if (::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), kTelemetryNice) != 0) {
+    if (!lower_thread_priority()) {
         return Status::error(StatusCode::kIoError,
                              std::string("setpriority: ") + std::strerror(errno));
     }

@@ -32,8 +32,9 @@ namespace outpost {
 // scheduler prefers the alarm path (the store and the publisher).
 constexpr int kTelemetryNice = 10;
 
-// Applies kTelemetryNice to the calling thread.
-void lower_thread_priority();
+// Applies kTelemetryNice to the calling thread; false (errno set) when the
+// kernel refused, which leaves the default priority.
+bool lower_thread_priority();
 
 class TelemetryLane::Impl final {
   public:

@@ -20,10 +20,10 @@ constexpr std::chrono::milliseconds kBusyRetry{1};
 
 }  // namespace
 
-void lower_thread_priority() {
+bool lower_thread_priority() {
     // Linux nice values are per thread: this one only. Failure (a seccomp
     // filter, say) leaves the default priority, which is still correct.
-    ::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), kTelemetryNice);
+    return ::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), kTelemetryNice) == 0;
 }
 
 void TelemetryLane::Impl::sender_loop() {
