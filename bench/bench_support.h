@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
@@ -71,6 +72,14 @@ inline std::vector<double> disk_sync_ms(const std::string& dir, int count) {
     ::close(fd);
     ::unlink(path.c_str());
     return samples;
+}
+
+// The 1-minute load average (/proc/loadavg), -1 when unreadable: the box is
+// shared, and timing figures mean little without it.
+inline double load_average_1m() {
+    double load = -1;
+    std::ifstream("/proc/loadavg") >> load;
+    return load;
 }
 
 }  // namespace outpost::bench

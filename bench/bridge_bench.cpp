@@ -373,15 +373,6 @@ double round2(double value) {
     return std::round(value * 100) / 100;
 }
 
-// The 1-minute load average (/proc/loadavg), -1 when unreadable: the box is
-// shared, and the figures mean little without it.
-double load_average() {
-    std::ifstream file("/proc/loadavg");
-    double load = -1;
-    file >> load;
-    return load;
-}
-
 struct Results {
     std::vector<double> producer_rates, bridge_rates, ratios, speedups, producer_latencies;
 };
@@ -496,7 +487,7 @@ int main(int argc, char** argv) {
                                        {"speedup", round2(r.speedups.back())},
                                        {"bridge_send_p50_ms", status["send_latency_ms"]["p50"]},
                                        {"bridge_send_p99_ms", status["send_latency_ms"]["p99"]},
-                                       {"load1", load_average()}}
+                                       {"load1", bench::load_average_1m()}}
                             .dump()
                             .c_str());
             std::fflush(stdout);
@@ -523,7 +514,7 @@ int main(int argc, char** argv) {
                         {"ratio_min", round2(*std::min_element(r.ratios.begin(), r.ratios.end()))},
                         {"ratio_max", round2(*std::max_element(r.ratios.begin(), r.ratios.end()))},
                         {"speedup_vs_first_median", round2(bench::median(r.speedups))},
-                        {"load1_at_end", load_average()},
+                        {"load1_at_end", bench::load_average_1m()},
                         {"target_ratio", 0.85},
                         {"meets_target", ratio >= 0.85}}
                         .dump()

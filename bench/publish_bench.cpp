@@ -135,12 +135,6 @@ nlohmann::json median_figures(const std::vector<std::map<std::string, double>>& 
     return figures;
 }
 
-double load_average_1m() {
-    double load = -1;
-    std::ifstream("/proc/loadavg") >> load;
-    return load;
-}
-
 double seconds_since(Steady::time_point start) {
     return std::chrono::duration<double>(Steady::now() - start).count();
 }
@@ -380,7 +374,7 @@ nlohmann::json drain(const testing::Mosquitto& broker, const Args& args, bool re
             {"cpu_us_per_alarm", median_figures(cpu)},
             {"raw_paho_cpu_us_per_alarm", median_figures(raw_cpu)},
             {"cpu_ratio", std::round(bench::median(cpu_ratios) * 100) / 100},
-            {"load_average_1m", load_average_1m()}};
+            {"load_average_1m", bench::load_average_1m()}};
 }
 
 // One drain whose receipts the responder holds until every row is SENT:

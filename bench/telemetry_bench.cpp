@@ -72,6 +72,7 @@
 #include "outpost/store.h"
 #include "sensor_telemetry.h"
 #include "temp_dir.h"
+#include "thread_cpu.h"
 #include "unix_datagram.h"
 
 using namespace outpost;
@@ -109,13 +110,8 @@ constexpr const char* kFirmwareThread = "bench-firmware";
 // stretch in which the threads it cares about live.
 uint64_t alarm_side_runqueue_wait_ns() {
     uint64_t total = 0;
-    for (const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
-        std::string name;
-        std::getline(std::ifstream(task.path() / "comm"), name);
-        if (name == kFirmwareThread) continue;
-        uint64_t running = 0, waiting = 0;
-        std::ifstream(task.path() / "schedstat") >> running >> waiting;
-        total += waiting;
+    for (const auto& [tid, thread] : bench::sample_thread_cpu(::getpid()).threads) {
+        if (thread.name != kFirmwareThread) total += thread.wait_ns;
     }
     return total;
 }

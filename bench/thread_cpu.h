@@ -1,9 +1,9 @@
 // CPU time per thread, for figures that hold on a loaded machine: what a
 // phase of a benchmark cost in CPU, per thread name, not how long it took.
 // Read from /proc/PID/task/TID/schedstat (its first field: nanoseconds on a
-// CPU) and .../comm. A thread that ends between two samples takes its time
-// with it: sample before the threads of interest are joined.
-// Header-only; bench programs only.
+// CPU; its second: nanoseconds waited on a run queue) and .../comm. A thread
+// that ends between two samples takes its time with it: sample before the
+// threads of interest are joined. Header-only; bench programs only.
 #ifndef OUTPOST_BENCH_THREAD_CPU_H
 #define OUTPOST_BENCH_THREAD_CPU_H
 
@@ -23,6 +23,7 @@ struct ThreadCpu {
     struct Thread {
         std::string name;  // comm: "outpost-pub", "MQTTAsync_rcv", ...
         uint64_t cpu_ns = 0;
+        uint64_t wait_ns = 0;  // waited for a CPU on a run queue
     };
     std::map<pid_t, Thread> threads;  // by tid
 };
@@ -38,7 +39,9 @@ inline ThreadCpu sample_thread_cpu(pid_t pid) {
         const std::string task = tasks + "/" + entry->d_name;
         ThreadCpu::Thread thread;
         std::ifstream(task + "/comm") >> thread.name;
-        if (!(std::ifstream(task + "/schedstat") >> thread.cpu_ns)) continue;  // it ended
+        if (!(std::ifstream(task + "/schedstat") >> thread.cpu_ns >> thread.wait_ns)) {
+            continue;  // it ended
+        }
         sample.threads[static_cast<pid_t>(std::stoi(entry->d_name))] = thread;
     }
     ::closedir(dir);
