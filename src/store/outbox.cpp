@@ -118,14 +118,18 @@ Result<std::vector<OutboxRow>> fetch_pending(Db& reader, int64_t after_id, int l
 
 Result<std::vector<OutboxRow>> list_events(Db& reader, OutboxState state, int64_t after_id,
                                            int limit) {
-    auto stmt = Stmt::prepare(reader, std::string("SELECT ") + kRowColumns + kRowSource +
-                                          " WHERE o.id > ?1 AND o.state = ?2"
-                                          " ORDER BY o.id LIMIT ?3");
+    // Prepared once per connection (Db::cached): the publisher's fetch
+    // runs every 256 rows of a drain.
+    static const std::string kListSql = std::string("SELECT ") + kRowColumns + kRowSource +
+                                        " WHERE o.id > ?1 AND o.state = ?2"
+                                        " ORDER BY o.id LIMIT ?3";
+    auto stmt = reader.cached(kListSql.c_str());
     if (!stmt) return stmt.status();
-    stmt->bind(1, after_id)
-        .bind(2, static_cast<int64_t>(state))
-        .bind(3, static_cast<int64_t>(limit));
-    return read_rows(*stmt, "reading outbox rows");
+    (*stmt)->bind(1, after_id).bind(2, static_cast<int64_t>(state));
+    (*stmt)->bind(3, static_cast<int64_t>(limit));
+    auto rows = read_rows(**stmt, "reading outbox rows");
+    (*stmt)->reset();  // ends the read: no snapshot kept between fetches
+    return rows;
 }
 
 Result<std::vector<UnconfirmedRow>> fetch_unconfirmed(Db& reader, int64_t after_id, int limit) {
