@@ -40,7 +40,8 @@ struct LinkEvent {
     std::string payload;     // kMessage
 };
 
-// One receipt applied to the database (or not: status), id by id.
+// The receipts of one transaction applied to the database (or not:
+// status), id by id (store::confirm_receipts).
 struct ConfirmReport {
     std::vector<std::string> confirmed;  // SENT -> confirmed now
     std::vector<std::string> settled;    // already confirmed: nothing left to wait for

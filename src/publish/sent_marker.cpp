@@ -2,6 +2,8 @@
 
 #include <pthread.h>
 
+#include <algorithm>
+#include <iterator>
 #include <utility>
 
 #include "store/outbox.h"
@@ -41,7 +43,7 @@ void SentMarker::add(int64_t id) {
 void SentMarker::add_receipt(std::vector<std::string> event_ids, std::vector<int64_t> row_hints) {
     {
         std::lock_guard<std::mutex> lock(mutex_);
-        receipts_.push_back(Receipt{std::move(event_ids), std::move(row_hints)});
+        receipts_.push_back(store::ReceiptIds{std::move(event_ids), std::move(row_hints)});
     }
     changed_.notify_one();
 }
@@ -67,7 +69,7 @@ void SentMarker::run() {
         }
         std::vector<int64_t> ids = std::move(queued_);
         queued_.clear();
-        std::vector<Receipt> receipts = std::move(receipts_);
+        std::vector<store::ReceiptIds> receipts = std::move(receipts_);
         receipts_.clear();
         const bool finishing = finishing_;
         lock.unlock();
@@ -77,7 +79,7 @@ void SentMarker::run() {
             retry = !status && status.code() != StatusCode::kFenced && !finishing;
             inbox_.post_marks(MarkReport{retry ? std::vector<int64_t>() : ids, status});
         }
-        for (const Receipt& receipt : receipts) confirm(receipt);
+        if (!receipts.empty()) confirm(receipts);
         lock.lock();
         if (retry) {
             queued_.insert(queued_.begin(), ids.begin(), ids.end());
@@ -86,16 +88,20 @@ void SentMarker::run() {
     }
 }
 
-void SentMarker::confirm(const Receipt& receipt) {
-    auto counts = store::confirm_events(core_, receipt.event_ids, epoch_, receipt.row_hints);
+void SentMarker::confirm(const std::vector<store::ReceiptIds>& receipts) {
+    auto counts = store::confirm_receipts(core_, receipts, epoch_);
     ConfirmReport report;
     if (!counts) {
         report.status = counts.status();
     } else {
-        report.confirmed = std::move(counts->confirmed);
-        report.settled = std::move(counts->already_confirmed);
-        report.ignored = static_cast<int64_t>(report.settled.size() + counts->not_sent.size() +
-                                              counts->unknown.size());
+        for (store::ConfirmCounts& receipt : *counts) {
+            std::move(receipt.confirmed.begin(), receipt.confirmed.end(),
+                      std::back_inserter(report.confirmed));
+            report.ignored += static_cast<int64_t>(receipt.already_confirmed.size() +
+                                                   receipt.not_sent.size() + receipt.unknown.size());
+            std::move(receipt.already_confirmed.begin(), receipt.already_confirmed.end(),
+                      std::back_inserter(report.settled));
+        }
     }
     inbox_.post_confirms(std::move(report));
 }

@@ -8,9 +8,10 @@
 // Receipts (issue 11) go through the same thread, after the marks queued
 // before them: a receipt can overtake the SENT mark of its own row (the
 // bridge may answer before the mark's fsync), and confirm_events moves only
-// SENT rows, so marks first. One transaction per receipt message; a
-// receipt that fails to commit is dropped (best effort: the row is
-// published again after its timeout and confirmed then).
+// SENT rows, so marks first. The receipt messages queued meanwhile are
+// confirmed together in one transaction (store::confirm_receipts), as the
+// marks are; receipts that fail to commit are dropped (best effort: the
+// rows are published again after their timeout and confirmed then).
 #ifndef OUTPOST_PUBLISH_SENT_MARKER_H
 #define OUTPOST_PUBLISH_SENT_MARKER_H
 
@@ -23,6 +24,7 @@
 #include <vector>
 
 #include "publish/inbox.h"
+#include "store/outbox.h"
 #include "store/store_core.h"
 
 namespace outpost::publish {
@@ -52,11 +54,9 @@ class SentMarker final {
 
   private:
     void run();
-    struct Receipt {
-        std::vector<std::string> event_ids;
-        std::vector<int64_t> row_hints;
-    };
-    void confirm(const Receipt& receipt);
+    // Confirms every receipt in `receipts` in one transaction and posts
+    // one report for them all.
+    void confirm(const std::vector<store::ReceiptIds>& receipts);
 
     store::StoreCore& core_;
     Inbox& inbox_;
@@ -67,7 +67,7 @@ class SentMarker final {
     std::mutex mutex_;
     std::condition_variable changed_;
     std::vector<int64_t> queued_;    // guarded by mutex_
-    std::vector<Receipt> receipts_;  // guarded by mutex_
+    std::vector<store::ReceiptIds> receipts_;  // guarded by mutex_
     bool finishing_ = false;         // guarded by mutex_
     std::thread thread_;             // started last, after every member it reads
 };

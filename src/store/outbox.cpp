@@ -1,5 +1,8 @@
 #include "store/outbox.h"
 
+#include <algorithm>
+#include <utility>
+
 #include "common/fault_point.h"
 #include "store/envelope.h"
 #include "store/purge.h"
@@ -115,14 +118,18 @@ Result<std::vector<OutboxRow>> fetch_pending(Db& reader, int64_t after_id, int l
 
 Result<std::vector<OutboxRow>> list_events(Db& reader, OutboxState state, int64_t after_id,
                                            int limit) {
-    auto stmt = Stmt::prepare(reader, std::string("SELECT ") + kRowColumns + kRowSource +
-                                          " WHERE o.id > ?1 AND o.state = ?2"
-                                          " ORDER BY o.id LIMIT ?3");
+    // Prepared once per connection (Db::cached): the publisher's fetch
+    // runs every 256 rows of a drain.
+    static const std::string kListSql = std::string("SELECT ") + kRowColumns + kRowSource +
+                                        " WHERE o.id > ?1 AND o.state = ?2"
+                                        " ORDER BY o.id LIMIT ?3";
+    auto stmt = reader.cached(kListSql.c_str());
     if (!stmt) return stmt.status();
-    stmt->bind(1, after_id)
-        .bind(2, static_cast<int64_t>(state))
-        .bind(3, static_cast<int64_t>(limit));
-    return read_rows(*stmt, "reading outbox rows");
+    (*stmt)->bind(1, after_id).bind(2, static_cast<int64_t>(state));
+    (*stmt)->bind(3, static_cast<int64_t>(limit));
+    auto rows = read_rows(**stmt, "reading outbox rows");
+    (*stmt)->reset();  // ends the read: no snapshot kept between fetches
+    return rows;
 }
 
 Result<std::vector<UnconfirmedRow>> fetch_unconfirmed(Db& reader, int64_t after_id, int limit) {
@@ -338,67 +345,116 @@ Status mark_sent(StoreCore& core, const std::vector<int64_t>& ids, int64_t epoch
     return core.submit(op);
 }
 
+namespace {
+
+// The writer's cached statements one confirmation uses, and the bisection's
+// bounds, read once per transaction.
+struct ConfirmStatements {
+    Stmt* confirm = nullptr;
+    Stmt* is_confirmed = nullptr;
+    Stmt* probe = nullptr;
+    Stmt* legacy = nullptr;
+    LookupBounds bounds;
+};
+
+Result<ConfirmStatements> confirm_statements(StoreCore& core) {
+    // Only SENT -> confirmed: a receipt never moves a row backwards, and
+    // a PENDING or DEAD row (replayed, or not yet marked) is left alone.
+    static const std::string kConfirm =
+        "UPDATE outbox SET confirmed = 1 WHERE id = ?1 AND state = " +
+        sql_literal(OutboxState::kSent) + " AND confirmed IS NULL";
+    static const std::string kIsConfirmed =
+        "SELECT 1 FROM outbox WHERE id = ?1 AND confirmed IS NOT NULL";
+    ConfirmStatements statements;
+    auto confirm = core.cached(kConfirm);
+    if (!confirm) return confirm.status();
+    auto is_confirmed = core.cached(kIsConfirmed);
+    if (!is_confirmed) return is_confirmed.status();
+    auto ordered_after = core.cached(kOrderedAfterSql);
+    if (!ordered_after) return ordered_after.status();
+    auto newest = core.cached(kNewestIdSql);
+    if (!newest) return newest.status();
+    auto probe = core.cached(kProbeSql);
+    if (!probe) return probe.status();
+    auto legacy = core.cached(kLegacySql);
+    if (!legacy) return legacy.status();
+    // Nothing inserts inside this op: the bounds hold for every id.
+    auto bounds = lookup_bounds(**ordered_after, **newest);
+    if (!bounds) return bounds.status();
+    return ConfirmStatements{*confirm, *is_confirmed, *probe, *legacy, *bounds};
+}
+
+// Confirms one receipt's ids inside the open transaction; `counts` says
+// what happened to each.
+Status confirm_receipt(StoreCore& core, ConfirmStatements& statements, const ReceiptIds& receipt,
+                       ConfirmCounts& counts) {
+    const std::vector<std::string>& event_ids = receipt.event_ids;
+    for (size_t i = 0; i < event_ids.size(); ++i) {
+        const std::string& event_id = event_ids[i];
+        // This store's rows only: an id of another gateway is not here.
+        const int64_t hint = i < receipt.row_hints.size() ? receipt.row_hints[i] : 0;
+        auto id = hint > 0 ? find_at_hint(*statements.probe, hint, event_id)
+                           : Result<int64_t>(Status::error(StatusCode::kNotFound, "no hint"));
+        if (!id && id.status().code() == StatusCode::kNotFound) {
+            id = find_in(*statements.probe, *statements.legacy, statements.bounds, event_id);
+        }
+        if (!id && id.status().code() == StatusCode::kNotFound) {
+            counts.unknown.push_back(event_id);
+            continue;
+        }
+        if (!id) return id.status();
+        Stmt& confirm = *statements.confirm;
+        confirm.reset();
+        confirm.bind(1, *id);
+        Status run = confirm.run("confirming event " + event_id);
+        if (!run) return run;
+        if (sqlite3_changes(core.writer().handle()) > 0) {
+            counts.confirmed.push_back(event_id);
+            continue;
+        }
+        Stmt& is_confirmed = *statements.is_confirmed;
+        is_confirmed.reset();
+        is_confirmed.bind(1, *id);
+        auto step = is_confirmed.step("reading whether " + event_id + " is confirmed");
+        if (!step) return step.status();
+        const bool already = *step == Stmt::Step::kRow;
+        is_confirmed.reset();
+        (already ? counts.already_confirmed : counts.not_sent).push_back(event_id);
+    }
+    return Status::ok();
+}
+
+}  // namespace
+
 Result<ConfirmCounts> confirm_events(StoreCore& core, const std::vector<std::string>& event_ids,
                                      int64_t epoch, const std::vector<int64_t>& row_hints) {
-    ConfirmCounts counts;
-    if (event_ids.empty()) return counts;
+    if (event_ids.empty()) return ConfirmCounts{};
+    auto counts = confirm_receipts(core, {ReceiptIds{event_ids, row_hints}}, epoch);
+    if (!counts) return counts.status();
+    return std::move(counts->front());
+}
+
+Result<std::vector<ConfirmCounts>> confirm_receipts(StoreCore& core,
+                                                    const std::vector<ReceiptIds>& receipts,
+                                                    int64_t epoch) {
+    std::vector<ConfirmCounts> counts(receipts.size());
+    const bool any_ids = std::any_of(receipts.begin(), receipts.end(), [](const ReceiptIds& r) {
+        return !r.event_ids.empty();
+    });
+    if (!any_ids) return counts;  // nothing to confirm: no transaction
     Status status = submit_isolated(core, [&](BatchContext& context) {
-        counts = ConfirmCounts{};  // a retried batch runs this again
+        counts.assign(receipts.size(), ConfirmCounts{});  // a retried batch runs this again
         Status checked = check_epoch(core, epoch);
         if (!checked) return checked;
-        // Only SENT -> confirmed: a receipt never moves a row backwards, and
-        // a PENDING or DEAD row (replayed, or not yet marked) is left alone.
-        static const std::string kConfirm =
-            "UPDATE outbox SET confirmed = 1 WHERE id = ?1 AND state = " +
-            sql_literal(OutboxState::kSent) + " AND confirmed IS NULL";
-        static const std::string kIsConfirmed =
-            "SELECT 1 FROM outbox WHERE id = ?1 AND confirmed IS NOT NULL";
-        auto confirm = core.cached(kConfirm);
-        if (!confirm) return confirm.status();
-        auto is_confirmed = core.cached(kIsConfirmed);
-        if (!is_confirmed) return is_confirmed.status();
-        auto ordered_after = core.cached(kOrderedAfterSql);
-        if (!ordered_after) return ordered_after.status();
-        auto newest = core.cached(kNewestIdSql);
-        if (!newest) return newest.status();
-        auto probe = core.cached(kProbeSql);
-        if (!probe) return probe.status();
-        auto legacy = core.cached(kLegacySql);
-        if (!legacy) return legacy.status();
-        // Nothing inserts inside this op: the bounds hold for every id.
-        auto bounds = lookup_bounds(**ordered_after, **newest);
-        if (!bounds) return bounds.status();
-        for (size_t i = 0; i < event_ids.size(); ++i) {
-            const std::string& event_id = event_ids[i];
-            // This store's rows only: an id of another gateway is not here.
-            const int64_t hint = i < row_hints.size() ? row_hints[i] : 0;
-            auto id = hint > 0 ? find_at_hint(**probe, hint, event_id)
-                               : Result<int64_t>(Status::error(StatusCode::kNotFound, "no hint"));
-            if (!id && id.status().code() == StatusCode::kNotFound) {
-                id = find_in(**probe, **legacy, *bounds, event_id);
-            }
-            if (!id && id.status().code() == StatusCode::kNotFound) {
-                counts.unknown.push_back(event_id);
-                continue;
-            }
-            if (!id) return id.status();
-            (*confirm)->reset();
-            (*confirm)->bind(1, *id);
-            Status run = (*confirm)->run("confirming event " + event_id);
-            if (!run) return run;
-            if (sqlite3_changes(core.writer().handle()) > 0) {
-                counts.confirmed.push_back(event_id);
-                continue;
-            }
-            (*is_confirmed)->reset();
-            (*is_confirmed)->bind(1, *id);
-            auto step = (*is_confirmed)->step("reading whether " + event_id + " is confirmed");
-            if (!step) return step.status();
-            const bool already = *step == Stmt::Step::kRow;
-            (*is_confirmed)->reset();
-            (already ? counts.already_confirmed : counts.not_sent).push_back(event_id);
+        auto statements = confirm_statements(core);
+        if (!statements) return statements.status();
+        int64_t confirmed = 0;
+        for (size_t i = 0; i < receipts.size(); ++i) {
+            Status done = confirm_receipt(core, *statements, receipts[i], counts[i]);
+            if (!done) return done;
+            confirmed += static_cast<int64_t>(counts[i].confirmed.size());
         }
-        context.change().confirmations(static_cast<int64_t>(counts.confirmed.size()));
+        context.change().confirmations(confirmed);
         return Status::ok();
     });
     if (!status) return status;

@@ -78,9 +78,9 @@ struct ConfirmCounts {
 };
 
 // Receipts (issue 11): marks the SENT rows among `event_ids` confirmed, in
-// one transaction for the whole receipt (one receipt message, one commit).
-// Only SENT rows move, and only from unconfirmed to confirmed; every other
-// id is reported and changes nothing. kFenced as mark_sent.
+// one transaction for the whole receipt. Only SENT rows move, and only from
+// unconfirmed to confirmed; every other id is reported and changes nothing.
+// kFenced as mark_sent.
 // `row_hints`, when not empty, holds one rowid per event id (0: none), the
 // row the caller believes holds it (the publisher knows the rows it awaits
 // receipts for): a hint whose row carries that eventId saves the
@@ -88,6 +88,22 @@ struct ConfirmCounts {
 // wrong hint changes nothing (R1 still matches eventIds, not rowids).
 Result<ConfirmCounts> confirm_events(StoreCore& core, const std::vector<std::string>& event_ids,
                                      int64_t epoch, const std::vector<int64_t>& row_hints = {});
+
+// One receipt message: its eventIds and their row hints (as confirm_events).
+struct ReceiptIds {
+    std::vector<std::string> event_ids;
+    std::vector<int64_t> row_hints;
+};
+
+// Several receipt messages confirmed in one transaction (as SENT marks are
+// batched), in order: what confirm_events would report for each, as if
+// each had its own transaction after the ones before it (an id two receipts
+// name is confirmed by the first and already confirmed for the second).
+// One result per receipt, in the same order. A failure (kFenced, an I/O
+// error) changes nothing and is the result of the whole call.
+Result<std::vector<ConfirmCounts>> confirm_receipts(StoreCore& core,
+                                                    const std::vector<ReceiptIds>& receipts,
+                                                    int64_t epoch);
 
 // Records a message-level failure of row `id`: attempts+1 and last_error;
 // the row becomes DEAD when attempts reaches `max_attempts`. Returns true if

@@ -75,16 +75,18 @@ Result<OutboxSummary> read_summary(Db& db) {
 }
 
 Status write_summary(Db& db, const OutboxSummary& summary) {
-    auto stmt = Stmt::prepare(db,
-                              "UPDATE outbox_summary SET pending = ?1, sent = ?2, dead = ?3,"
-                              " oldest_pending_id = ?4, through_id = ?5, boot_id = ?6,"
-                              " uptime_ms = ?7, confirmed = ?8 WHERE id = 1");
+    // Every state-change transaction writes it (S2): prepared once per
+    // connection (Db::cached), not per call.
+    auto stmt = db.cached(
+        "UPDATE outbox_summary SET pending = ?1, sent = ?2, dead = ?3,"
+        " oldest_pending_id = ?4, through_id = ?5, boot_id = ?6,"
+        " uptime_ms = ?7, confirmed = ?8 WHERE id = 1");
     if (!stmt) return stmt.status();
     const OutboxTally& tally = summary.tally;
-    stmt->bind(1, tally.pending).bind(2, tally.sent).bind(3, tally.dead);
-    stmt->bind(4, tally.oldest_pending_id).bind(5, summary.through_id);
-    stmt->bind(6, summary.boot_id).bind(7, summary.uptime_ms).bind(8, tally.confirmed);
-    return stmt->run("writing the outbox summary");
+    (*stmt)->bind(1, tally.pending).bind(2, tally.sent).bind(3, tally.dead);
+    (*stmt)->bind(4, tally.oldest_pending_id).bind(5, summary.through_id);
+    (*stmt)->bind(6, summary.boot_id).bind(7, summary.uptime_ms).bind(8, tally.confirmed);
+    return (*stmt)->run("writing the outbox summary");
 }
 
 Result<OutboxTally> derive_tally(Db& db, OutboxSummary* summary) {
@@ -120,14 +122,16 @@ Result<OutboxTally> apply_change(Db& db, const OutboxTally& before, const Outbox
     if (oldest != 0 && change.pending_left) {
         // No PENDING row lies below the old lowest (S1), so the walk starts
         // there and stops at the first PENDING row.
-        auto stmt = Stmt::prepare(db, "SELECT id FROM outbox WHERE id >= ?1 AND state = " +
-                                          std::to_string(static_cast<int>(EventState::kPending)) +
-                                          " ORDER BY id LIMIT 1");
+        static const std::string kOldestPending =
+            "SELECT id FROM outbox WHERE id >= ?1 AND state = " +
+            std::to_string(static_cast<int>(EventState::kPending)) + " ORDER BY id LIMIT 1";
+        auto stmt = db.cached(kOldestPending.c_str());  // every SENT mark's batch
         if (!stmt) return stmt.status();
-        stmt->bind(1, oldest);
-        auto step = stmt->step("finding the oldest pending event");
+        (*stmt)->bind(1, oldest);
+        auto step = (*stmt)->step("finding the oldest pending event");
         if (!step) return step.status();
-        oldest = *step == Stmt::Step::kRow ? stmt->column_int(0) : 0;
+        oldest = *step == Stmt::Step::kRow ? (*stmt)->column_int(0) : 0;
+        (*stmt)->reset();  // no read snapshot held past COMMIT
     }
     if (change.lowest_new_pending != 0) lower(oldest, change.lowest_new_pending);
     after.oldest_pending_id = oldest;

@@ -38,7 +38,6 @@ Status StoreCore::abandon_batch(const Status& failure) {
 
 Status StoreCore::recover_after_io_error() {
     // Close and reopen: SQLite rereads the WAL and runs recovery. Then check.
-    statements_.clear();
     db_.close();
     Status status = open_writer();  // on failure db_ stays closed: begin_batch retries
     if (status) {
@@ -56,7 +55,6 @@ Status StoreCore::recover_after_io_error() {
                           path_ + " was found damaged after an I/O error (" + status.message() +
                               "); writes are refused. Close the store and open it again: "
                               "open applies StoreOptions::corruption_policy");
-        statements_.clear();
         db_.close();
         return damaged_;
     }

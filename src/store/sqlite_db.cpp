@@ -77,12 +77,17 @@ Status sqlite_status(int rc, sqlite3* db, const std::string& what) {
 
 Db::~Db() { close(); }
 
-Db::Db(Db&& other) noexcept : db_(std::exchange(other.db_, nullptr)) {}
+Db::Db(Db&& other) noexcept
+    : db_(std::exchange(other.db_, nullptr)),
+      statements_(std::move(other.statements_)),
+      statements_by_address_(std::move(other.statements_by_address_)) {}
 
 Db& Db::operator=(Db&& other) noexcept {
     if (this != &other) {
         close();
         db_ = std::exchange(other.db_, nullptr);
+        statements_ = std::move(other.statements_);
+        statements_by_address_ = std::move(other.statements_by_address_);
     }
     return *this;
 }
@@ -101,7 +106,34 @@ Result<Db> Db::open(const std::string& path, int flags, const std::string& vfs, 
     return db;
 }
 
+Result<Stmt*> Db::cached(const std::string& sql) {
+    auto it = statements_.find(sql);
+    if (it != statements_.end()) {
+        it->second->reset();
+        return it->second.get();
+    }
+    auto stmt = Stmt::prepare(*this, sql);
+    if (!stmt) return stmt.status();
+    auto owned = std::make_unique<Stmt>(std::move(*stmt));
+    Stmt* raw = owned.get();
+    statements_.emplace(sql, std::move(owned));
+    return raw;
+}
+
+Result<Stmt*> Db::cached(const char* sql) {
+    auto it = statements_by_address_.find(sql);
+    if (it != statements_by_address_.end()) {
+        it->second->reset();
+        return it->second;
+    }
+    auto stmt = cached(std::string(sql));
+    if (stmt) statements_by_address_.emplace(sql, *stmt);
+    return stmt;
+}
+
 void Db::close() {
+    statements_by_address_.clear();
+    statements_.clear();  // finalized before the handle closes
     if (db_ == nullptr) return;
     // close_v2 defers the close until stray statements are finalized, so a
     // leaked statement cannot keep the handle half-alive.

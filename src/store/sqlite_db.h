@@ -7,11 +7,15 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
+#include <unordered_map>
 
 #include "outpost/status.h"
 
 namespace outpost::store {
+
+class Stmt;
 
 // Maps an SQLite result code to a Status whose message names `what` (the
 // operation and object) and SQLite's own explanation.
@@ -46,13 +50,28 @@ public:
     Result<int64_t> query_int(const std::string& sql, const std::string& what);
     Result<std::string> query_text(const std::string& sql, const std::string& what);
 
+    // Prepared statements on this connection, cached by SQL text for the
+    // connection's life (close() finalizes them) and reset when handed out.
+    // Reset a statement once its rows are read: an active statement pins a
+    // read snapshot (on the writer, past COMMIT). Not thread-safe, like the
+    // connection's other users: one thread at a time.
+    Result<Stmt*> cached(const std::string& sql);
+    // The same for a string literal (or any text that outlives the
+    // connection unchanged): found by its address after the first call,
+    // with no copy or hash of the text (a few thousand instructions per
+    // alarm, bench/store_bench).
+    Result<Stmt*> cached(const char* sql);
+
     sqlite3* handle() const { return db_; }
     bool is_open() const { return db_ != nullptr; }
+    // Finalizes the cached statements and closes the connection.
     void close();
 
 private:
     explicit Db(sqlite3* db) : db_(db) {}
     sqlite3* db_ = nullptr;
+    std::unordered_map<std::string, std::unique_ptr<Stmt>> statements_;
+    std::unordered_map<const char*, Stmt*> statements_by_address_;  // into statements_
 };
 
 // A prepared statement. Bind with 1-based indexes, then step(): kRow while

@@ -163,13 +163,10 @@ public:
     // Writer-side state, used by ops while they run inside a batch.
     Db& writer() { return db_; }
     int64_t committed_seq(const std::string& device_id) const;
-    // Prepared statements on the writer connection, cached by SQL text and
-    // reset when handed out. Reset a statement once its rows are read: an
-    // active statement pins a read snapshot past COMMIT.
-    Result<Stmt*> cached(const std::string& sql);
-    // The same for a string literal (or any text that outlives the store
-    // unchanged): found by its address after the first call.
-    Result<Stmt*> cached(const char* sql);
+    // Prepared statements on the writer connection (Db::cached): reset
+    // when handed out, finalized when the writer closes or reopens.
+    Result<Stmt*> cached(const std::string& sql) { return db_.cached(sql); }
+    Result<Stmt*> cached(const char* sql) { return db_.cached(sql); }
 
 private:
     StoreCore(std::string path, const StoreOptions& options);
@@ -232,18 +229,6 @@ private:
 
     // Owned by the batch leader: only the one leader (I2) touches these.
     Db db_;
-    // Prepared statements by SQL text; the ones asked for by a string
-    // literal are also found by its address, with no copy or hash of the
-    // text (a few thousand instructions per alarm, bench/store_bench).
-    struct StatementCache {
-        std::unordered_map<std::string, std::unique_ptr<Stmt>> by_text;
-        std::unordered_map<const char*, Stmt*> by_address;  // into by_text
-        void clear() {
-            by_address.clear();
-            by_text.clear();
-        }
-    };
-    StatementCache statements_;
     std::unordered_map<std::string, int64_t> last_seq_;
     // Devices whose seq went past device_seq since the last summary (S4).
     std::unordered_map<std::string, int64_t> unsaved_seq_;

@@ -113,14 +113,12 @@ Result<Db> StoreCore::open_reader(Db::Role role) const {
 }
 
 Status StoreCore::open_writer() {
-    statements_.clear();
     db_.close();
     Status status = configure_writer();
     if (!status) {
         // A half-configured writer (no WAL hook, no page limit, sequence
         // numbers half loaded) must never run a batch: closed, it is reopened
         // from scratch by the next one.
-        statements_.clear();
         db_.close();
     }
     return status;
@@ -254,7 +252,6 @@ Result<std::unique_ptr<StoreCore>> StoreCore::open(const std::string& path,
 
     if (!core->report_.corruption_detail.empty()) {
         std::string detail = core->report_.corruption_detail;
-        core->statements_.clear();
         core->db_.close();
         if (options.corruption_policy == CorruptionPolicy::kRefuse) {
             return Status::error(StatusCode::kCorruption,

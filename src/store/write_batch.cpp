@@ -26,7 +26,7 @@
 //      queues behind others never waits for a leader that does not exist.
 //      Batches are taken from the front in queue order and run one at a
 //      time, so rows commit in the order their ops were queued (per device
-//      too). Only the leader touches db_, statements_, last_seq_,
+//      too). Only the leader touches db_ (and its statements), last_seq_,
 //      unsaved_seq_, tally_, the summary_ fields, high_water_id_ and
 //      data_version_ (outbox_summary.h states S1-S5 for the tally).
 //  I3. Sequence numbers handed out in a batch become visible to later
@@ -102,31 +102,6 @@ int64_t BatchContext::next_seq(const std::string& device_id) {
 int64_t StoreCore::committed_seq(const std::string& device_id) const {
     auto it = last_seq_.find(device_id);
     return it == last_seq_.end() ? 0 : it->second;
-}
-
-Result<Stmt*> StoreCore::cached(const std::string& sql) {
-    auto it = statements_.by_text.find(sql);
-    if (it != statements_.by_text.end()) {
-        it->second->reset();
-        return it->second.get();
-    }
-    auto stmt = Stmt::prepare(db_, sql);
-    if (!stmt) return stmt.status();
-    auto owned = std::make_unique<Stmt>(std::move(*stmt));
-    Stmt* raw = owned.get();
-    statements_.by_text.emplace(sql, std::move(owned));
-    return raw;
-}
-
-Result<Stmt*> StoreCore::cached(const char* sql) {
-    auto it = statements_.by_address.find(sql);
-    if (it != statements_.by_address.end()) {
-        it->second->reset();
-        return it->second;
-    }
-    auto stmt = cached(std::string(sql));
-    if (stmt) statements_.by_address.emplace(sql, *stmt);
-    return stmt;
 }
 
 Status StoreCore::submit(WriteOp& op) {
@@ -242,7 +217,6 @@ void StoreCore::run_batch(const std::vector<WriteOp*>& batch) noexcept {
     } catch (...) {
         // I7: start again from the file. Closing rolls back a transaction
         // still open; the next batch reopens and reloads sequence numbers.
-        statements_.clear();
         db_.close();
         if (committed) return;            // durable: the callers' OK stands
         Status failure = out_of_memory_;  // if describing it throws too
@@ -391,7 +365,6 @@ Status StoreCore::close() {
         std::lock_guard<std::mutex> reader_lock(status_reader_mutex_);
         status_reader_.close();
     }
-    statements_.clear();
     db_.close();
     return Status::ok();
 }

@@ -1,6 +1,7 @@
 // SENT marks: batched into few transactions off the publisher thread, each
 // carrying the lease epoch; a stale epoch's marks are refused and change
-// nothing. Against a real store.
+// nothing. Receipts queued meanwhile are confirmed together, after the
+// marks. Against a real store.
 #include "publish/sent_marker.h"
 
 #include <catch2/catch.hpp>
@@ -19,6 +20,7 @@
 using namespace std::chrono_literals;
 using outpost::StatusCode;
 using outpost::publish::Inbox;
+using outpost::publish::ConfirmReport;
 using outpost::publish::Mail;
 using outpost::publish::MarkReport;
 using outpost::publish::SentMarker;
@@ -49,6 +51,20 @@ class MarkerRig final {
         return db.integer("SELECT count(*) FROM outbox WHERE state = " + std::to_string(state));
     }
     outpost::store::StoreCore& core() { return outpost::store::core_of(*store_); }
+    outpost::Store& store() { return *store_; }
+    // The event ids of outbox rows 1..count, in id order.
+    std::vector<std::string> event_ids(int count) {
+        RawSqlite db(dir_.file("outbox.db"), SQLITE_OPEN_READONLY);
+        std::vector<std::string> ids;
+        for (int id = 1; id <= count; ++id) {
+            ids.push_back(db.text("SELECT event_id FROM outbox WHERE id = " + std::to_string(id)));
+        }
+        return ids;
+    }
+    int64_t count_confirmed() {
+        RawSqlite db(dir_.file("outbox.db"), SQLITE_OPEN_READONLY);
+        return db.integer("SELECT count(*) FROM outbox WHERE confirmed IS NOT NULL");
+    }
 
     // The next batch of reports, waiting up to 20 s for the first.
     std::vector<MarkReport> reports() {
@@ -138,4 +154,38 @@ TEST_CASE("a stale epoch's marks are refused and change nothing") {
     REQUIRE(reports.size() == 1);
     CHECK(reports[0].status.is_ok());
     CHECK(rig.count_in_state(kSentState) == 1);
+}
+
+TEST_CASE("receipts queued together are confirmed in one transaction, after the marks") {
+    MarkerRig rig;
+    const auto ids = rig.record(6);
+    const auto events = rig.event_ids(6);
+    const int64_t epoch = rig.new_epoch("test");
+    REQUIRE_OK(outpost::store::mark_sent(rig.core(), {ids[0], ids[1], ids[2], ids[3]}, epoch));
+    const uint64_t commits_before = rig.store().stats()->commits;
+    {
+        // The pending mark holds the thread for an hour: everything below
+        // is queued when finish() releases it.
+        SentMarker marker(rig.core(), rig.inbox, epoch, 100, std::chrono::hours(1));
+        marker.add(ids[4]);
+        marker.add_receipt({events[0], events[1]});
+        marker.add_receipt({"018f0000-0000-7000-8000-00000000abcd", "not an event id"});
+        marker.add_receipt({events[2], events[0], events[4], events[5]}, {ids[2], 0, 0, 0});
+        marker.finish();
+    }
+    // One transaction for the mark, one for the three receipts.
+    CHECK(rig.store().stats()->commits == commits_before + 2);
+    Mail mail = rig.inbox.wait(0ms);
+    REQUIRE(mail.marks.size() == 1);
+    CHECK(mail.marks[0].status.is_ok());
+    REQUIRE(mail.confirms.size() == 1);
+    const ConfirmReport& report = mail.confirms[0];
+    CHECK(report.status.is_ok());
+    // events[4] was marked just before: the receipt after it confirms it.
+    CHECK(report.confirmed == std::vector<std::string>{events[0], events[1], events[2], events[4]});
+    CHECK(report.settled == std::vector<std::string>{events[0]});
+    // Two unknown ids, events[0] again, events[5] still PENDING.
+    CHECK(report.ignored == 4);
+    CHECK(rig.count_confirmed() == 4);
+    CHECK(rig.count_in_state(kPendingState) == 1);
 }

@@ -1,5 +1,6 @@
 // Receipts in the store (issue 11, schema/004_receipts.sql): confirm marks
-// move SENT rows only, one transaction per receipt, with exact counters;
+// move SENT rows only, one transaction per receipt or per batch of queued
+// receipts, with exact counters per receipt;
 // purges with receipts on keep what is not confirmed; old databases upgrade
 // in place.
 #include <catch2/catch.hpp>
@@ -135,6 +136,51 @@ TEST_CASE("one receipt is one transaction, and a stale lease confirms nothing") 
     CHECK(counts->confirmed.size() == 40);
     CHECK(store->stats()->commits == commits_before + 1);
     CHECK(store->stats()->confirmed == 40);
+}
+
+TEST_CASE("queued receipts confirm in one transaction, each counted as if alone") {
+    TempDir dir;
+    const std::string path = dir.file("o.db");
+    auto store = open_store(path, test_options());
+    Recorded rows = record(*store, 6);
+    auto epoch = acquire_epoch(core_of(*store), "test");
+    REQUIRE_OK(epoch);
+    std::vector<int64_t> sent(rows.ids.begin(), rows.ids.begin() + 5);  // the last stays PENDING
+    REQUIRE_OK(mark_sent(core_of(*store), sent, *epoch));
+
+    const std::string other_gateways = "018f0000-0000-7000-8000-00000000abcd";
+    const auto& e = rows.event_ids;
+    const std::vector<ReceiptIds> receipts = {
+        {{e[0], e[1]}, {}},
+        {{other_gateways, "not an event id"}, {rows.ids[2], 0}},  // foreign, malformed id
+        {{e[2], e[0], e[5]}, {}},                                 // e[0] again; e[5] PENDING
+        {{e[3]}, {rows.ids[4]}},                                  // a wrong hint
+    };
+    const uint64_t commits_before = store->stats()->commits;
+    auto counts = confirm_receipts(core_of(*store), receipts, *epoch);
+    REQUIRE_OK(counts);
+    CHECK(store->stats()->commits == commits_before + 1);
+    REQUIRE(counts->size() == 4);
+    CHECK((*counts)[0].confirmed == std::vector<std::string>{e[0], e[1]});
+    CHECK((*counts)[1].confirmed.empty());
+    CHECK((*counts)[1].unknown == std::vector<std::string>{other_gateways, "not an event id"});
+    CHECK((*counts)[2].confirmed == std::vector<std::string>{e[2]});
+    CHECK((*counts)[2].already_confirmed == std::vector<std::string>{e[0]});
+    CHECK((*counts)[2].not_sent == std::vector<std::string>{e[5]});
+    CHECK((*counts)[3].confirmed == std::vector<std::string>{e[3]});
+    StoreAdmin admin(*store);
+    CHECK_FALSE(admin.find_event(e[4])->confirmed);  // hinted at, never named
+    CHECK(admin.find_event(e[5])->state == EventState::kPending);
+    CHECK(store->stats()->confirmed == 4);
+    check_counts_match_rows(*store, path);
+
+    // A stale lease's batch confirms none of it.
+    auto newer = acquire_epoch(core_of(*store), "newer");
+    REQUIRE_OK(newer);
+    auto stale = confirm_receipts(core_of(*store), {{{e[4]}, {}}}, *epoch);
+    CHECK(stale.status().code() == StatusCode::kFenced);
+    CHECK_FALSE(admin.find_event(e[4])->confirmed);
+    CHECK(store->stats()->confirmed == 4);
 }
 
 TEST_CASE("with receipts on, purges remove confirmed rows only; counters stay exact") {
