@@ -45,6 +45,11 @@
 //  6. mosquitto 2.0.11 rotates a shared subscription over its members whether
 //     or not they are connected: a crashed member's share waits in its
 //     session until it returns with the same client id. Restart it quickly.
+//  7. A retired session (SessionRole::kRetired, mqtt.retired_sessions) ends
+//     its session at the broker (reconnect with clean start) only when
+//     the broker confirmed its UNSUBSCRIBE (no new message joins its queue),
+//     no callback is running and nothing arrived for kRetiredQuiet. Every
+//     message it took went through the same callback (invariants 1 to 3).
 #include "bridge/mqtt_session.h"
 
 #include <mqtt/async_client.h>
@@ -86,8 +91,10 @@ paho::ConnectSettings session_settings(const MqttConfig& config) {
 class PahoSession final : public MqttSession {
   public:
     PahoSession(const BridgeConfig& config, Delivery& delivery, BridgeStats& stats,
-                const StopSignal& stop, std::unique_ptr<mqtt::async_client> client)
+                const StopSignal& stop, SessionRole role,
+                std::unique_ptr<mqtt::async_client> client)
         : config_(config),
+          retired_(role == SessionRole::kRetired),
           delivery_(delivery),
           stats_(stats),
           stop_(stop),
@@ -122,6 +129,9 @@ class PahoSession final : public MqttSession {
                 }
                 failures = 0;
                 connected = true;
+            }
+            if (retired_) {
+                if (std::optional<SessionEnd> end = retire_step()) return *end;
             }
             std::unique_lock<std::mutex> lock(mutex_);
             changed_.wait_for(lock, kPollSlice, [this] { return lost_ || parked_; });
@@ -165,6 +175,8 @@ class PahoSession final : public MqttSession {
             if (verdict != Verdict::kStopped) {
                 std::lock_guard<std::mutex> lock(mutex_);
                 in_callback_ = false;
+                last_message_ = std::chrono::steady_clock::now();
+                ++messages_;
                 changed_.notify_all();
                 return;  // paho sends the PUBACK now
             }
@@ -202,7 +214,7 @@ class PahoSession final : public MqttSession {
     }
 
     void on_connection_lost(const std::string& cause) {
-        stats_.mqtt_connected(config_.mqtt.client_id, false);
+        if (!retired_) stats_.mqtt_connected(config_.mqtt.client_id, false);
         log_warning("MQTT " + cause);
         std::lock_guard<std::mutex> lock(mutex_);
         lost_ = true;
@@ -225,6 +237,7 @@ class PahoSession final : public MqttSession {
                                  "broker " + config_.mqtt.uri + " did not accept MQTT v5");
         }
         const bool session_present = connack->session_present;
+        if (retired_) return take_out_of_group(session_present, where);
         // "Connected" (the log line and the status) means the broker keeps
         // every matching message for this session from now on: a resumed
         // session already holds its subscription (and may deliver at once,
@@ -280,6 +293,107 @@ class PahoSession final : public MqttSession {
         return Status::ok();
     }
 
+    // A retired session just connected (invariant 7). Whether there is
+    // anything to drain is for retire_step() to find out.
+    Status take_out_of_group(bool session_present, const std::string& where) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        session_present_ = session_present;
+        unsubscribed_ = false;
+        unsubscribe_.reset();
+        last_message_ = std::chrono::steady_clock::now();
+        if (session_present) {
+            log_info("retired session: connected to " + where +
+                     " (session resumed), leaving the group and draining it");
+        }
+        return Status::ok();
+    }
+
+    // Whether `token` completed with every reason code a success.
+    static bool succeeded(const mqtt::token& token) {
+        if (token.get_return_code() != 0) return false;
+        try {
+            const mqtt::unsubscribe_response response = token.get_unsubscribe_response();
+            for (mqtt::ReasonCode code : response.get_reason_codes()) {
+                if (static_cast<int>(code) >= 0x80) return false;
+            }
+        } catch (const mqtt::exception&) {
+            return false;
+        }
+        return true;
+    }
+
+    // One look of a connected retired session (invariant 7): sends the
+    // UNSUBSCRIBE, again after a refusal (mochi-mqtt answers "Packet
+    // Identifier in use" while its own deliveries use the same id), and ends
+    // the session once it is drained. Not waiting for the UNSUBACK keeps
+    // this thread out of paho while a callback may hold a message.
+    std::optional<SessionEnd> retire_step() {
+        const auto now = std::chrono::steady_clock::now();
+        bool send_unsubscribe = false;
+        bool drained = false;
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            if (!session_present_) {
+                drained = true;
+            } else if (!unsubscribed_ && (!unsubscribe_ || unsubscribe_->is_complete())) {
+                if (unsubscribe_ && succeeded(*unsubscribe_)) {
+                    unsubscribed_ = true;
+                    last_message_ = now;  // quiet from the UNSUBACK on
+                } else if (now - unsubscribe_sent_ >= kRetiredQuiet / 4) {
+                    send_unsubscribe = true;
+                    unsubscribe_sent_ = now;
+                }
+            } else if (unsubscribed_ && !in_callback_ && !lost_) {
+                drained = now - last_message_ >= kRetiredQuiet;
+            }
+        }
+        if (drained) return end_retired();
+        if (send_unsubscribe) {
+            std::vector<std::string> filters;
+            for (const std::string& filter : config_.mqtt.topic_filters) {
+                filters.push_back("$share/" + config_.mqtt.shared_group + "/" + filter);
+            }
+            try {
+                // Not under mutex_: paho may hold its own lock while a
+                // callback waits for mutex_.
+                mqtt::token_ptr token =
+                    client_->unsubscribe(mqtt::string_collection::create(filters));
+                std::lock_guard<std::mutex> lock(mutex_);
+                unsubscribe_ = token;
+            } catch (const mqtt::exception& error) {
+                log_warning("unsubscribe as " + config_.mqtt.client_id +
+                            " failed: " + error.what() + "; trying again");
+            }
+        }
+        return std::nullopt;
+    }
+
+    // Ends the drained session: DISCONNECT (the session is kept, empty and
+    // out of the group), then CONNECT with clean start and Session Expiry 0,
+    // which discards it, and DISCONNECT, which ends the new empty one. (A
+    // Session Expiry of 0 on the DISCONNECT itself would do in one step, but
+    // paho C++ 1.2.0 sends disconnect properties only with a version-1
+    // options struct it never builds.)
+    SessionEnd end_retired() {
+        if (!disconnect_bounded()) return SessionEnd::kHeldUnacknowledged;
+        paho::ConnectSettings discard = settings_;
+        discard.session_expiry_s = 0;
+        auto connack = paho::connect(
+            *client_, discard, "MQTT connect to end retired session " + config_.mqtt.client_id);
+        if (!connack.is_ok()) {
+            // Still drained and out of the group: the next start ends it.
+            log_warning(connack.status().message());
+            return SessionEnd::kClean;
+        }
+        if (!disconnect_bounded()) return SessionEnd::kHeldUnacknowledged;
+        std::lock_guard<std::mutex> lock(mutex_);
+        log_info("retired session " + config_.mqtt.client_id + " ended (" +
+                 (session_present_ ? std::to_string(messages_) + " messages forwarded from it"
+                                   : std::string("it had no session at the broker")) +
+                 ")");
+        return SessionEnd::kClean;
+    }
+
     // DISCONNECT from a helper thread, waiting at most kDisconnectTimeout
     // (invariant 4). False when it did not finish: the helper stays blocked
     // behind a parked callback and the session must not be destroyed.
@@ -299,11 +413,12 @@ class PahoSession final : public MqttSession {
             std::future_status::ready) {
             return false;
         }
-        stats_.mqtt_connected(config_.mqtt.client_id, false);
+        if (!retired_) stats_.mqtt_connected(config_.mqtt.client_id, false);
         return true;
     }
 
     const BridgeConfig config_;
+    const bool retired_;  // SessionRole::kRetired
     Delivery& delivery_;
     BridgeStats& stats_;
     const StopSignal& stop_;
@@ -318,18 +433,25 @@ class PahoSession final : public MqttSession {
     bool parked_ = false;              // guarded by mutex_
     bool fatal_ = false;               // guarded by mutex_
     bool in_callback_ = false;         // guarded by mutex_
+    // Retired sessions only (invariant 7), all guarded by mutex_:
+    bool session_present_ = false;  // at the last connect
+    mqtt::token_ptr unsubscribe_;   // the last one sent
+    std::chrono::steady_clock::time_point unsubscribe_sent_;
+    bool unsubscribed_ = false;                           // an UNSUBACK was success
+    std::chrono::steady_clock::time_point last_message_;  // or connect, UNSUBACK
+    std::uint64_t messages_ = 0;                          // settled in this process
 };
 
 }  // namespace
 
 Result<std::unique_ptr<MqttSession>> make_mqtt_session(const BridgeConfig& config,
                                                        Delivery& delivery, BridgeStats& stats,
-                                                       const StopSignal& stop) {
+                                                       const StopSignal& stop, SessionRole role) {
     // No client persistence: the broker's session is the queue.
     auto client = paho::make_client(session_settings(config.mqtt), "MQTT client");
     if (!client.is_ok()) return client.status();
     return std::unique_ptr<MqttSession>(
-        new PahoSession(config, delivery, stats, stop, std::move(*client)));
+        new PahoSession(config, delivery, stats, stop, role, std::move(*client)));
 }
 
 }  // namespace outpost::bridge
