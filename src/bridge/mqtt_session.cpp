@@ -265,11 +265,17 @@ class PahoSession final : public MqttSession {
         return subscribed;
     }
 
-    Status subscribe(std::chrono::seconds timeout) {
+    // The group's filters as subscribed: $share/<group>/<filter>.
+    std::vector<std::string> shared_filters() const {
         std::vector<std::string> filters;
         for (const std::string& filter : config_.mqtt.topic_filters) {
             filters.push_back("$share/" + config_.mqtt.shared_group + "/" + filter);
         }
+        return filters;
+    }
+
+    Status subscribe(std::chrono::seconds timeout) {
+        const std::vector<std::string> filters = shared_filters();
         const std::string what =
             "subscribe to " + filters.front() + (filters.size() > 1 ? " (and others)" : "");
         try {
@@ -349,10 +355,7 @@ class PahoSession final : public MqttSession {
         }
         if (drained) return end_retired();
         if (send_unsubscribe) {
-            std::vector<std::string> filters;
-            for (const std::string& filter : config_.mqtt.topic_filters) {
-                filters.push_back("$share/" + config_.mqtt.shared_group + "/" + filter);
-            }
+            const std::vector<std::string> filters = shared_filters();
             try {
                 // Not under mutex_: paho may hold its own lock while a
                 // callback waits for mutex_.
