@@ -48,14 +48,19 @@
 //  7. A retired session (SessionRole::kRetired, mqtt.retired_sessions) ends
 //     its session at the broker (reconnect with clean start) only when
 //     the broker confirmed its UNSUBSCRIBE (no new message joins its queue),
-//     no callback is running and nothing arrived for kRetiredQuiet. Every
-//     message it took went through the same callback (invariants 1 to 3).
+//     no callback is running and nothing arrived for kRetiredQuiet of time in
+//     which paho's receive thread was free (not inside any session's
+//     callback: a live session holding a message during a RocketMQ outage
+//     blocks delivery to the retired one too). Every message it took went
+//     through the same callback (invariants 1 to 3).
 #include "bridge/mqtt_session.h"
 
 #include <mqtt/async_client.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <exception>
 #include <future>
 #include <mutex>
@@ -72,6 +77,37 @@ namespace {
 
 constexpr std::chrono::milliseconds kPollSlice{100};
 constexpr std::chrono::seconds kDisconnectTimeout{5};
+
+// How long paho's receive thread, ONE per process for all its clients, has
+// spent inside message callbacks of any session: while it is, no session of
+// the process receives anything. A retired session counts its quiet only
+// in the time it was free (invariant 7). Process-wide because that thread is.
+class ReceiveThreadBusy final {
+  public:
+    static ReceiveThreadBusy& process() {
+        static ReceiveThreadBusy busy;
+        return busy;
+    }
+    void enter() { started_ns_.store(now_ns()); }
+    void leave() {
+        const std::int64_t started = started_ns_.exchange(0);
+        if (started != 0) total_ns_.fetch_add(now_ns() - started);
+    }
+    // Nanoseconds spent in callbacks so far, the running one included.
+    std::int64_t total_ns() const {
+        const std::int64_t started = started_ns_.load();
+        return total_ns_.load() + (started != 0 ? now_ns() - started : 0);
+    }
+
+  private:
+    static std::int64_t now_ns() {
+        return std::chrono::duration_cast<std::chrono::nanoseconds>(
+                   std::chrono::steady_clock::now().time_since_epoch())
+            .count();
+    }
+    std::atomic<std::int64_t> started_ns_{0};  // 0: no callback running
+    std::atomic<std::int64_t> total_ns_{0};
+};
 
 // The wire contract above as connect settings: a persistent session
 // (clean_start=false, Session Expiry Interval) for the fixed client id.
@@ -162,6 +198,7 @@ class PahoSession final : public MqttSession {
     void on_message(const mqtt::const_message_ptr& message) {
         bool fatal = true;
         try {
+            ReceiveThreadBusy::process().enter();
             {
                 std::lock_guard<std::mutex> lock(mutex_);
                 in_callback_ = true;
@@ -173,9 +210,10 @@ class PahoSession final : public MqttSession {
             inbound.authenticated_identity = identity_property(*message);
             const Verdict verdict = delivery_.deliver(inbound);
             if (verdict != Verdict::kStopped) {
+                ReceiveThreadBusy::process().leave();
                 std::lock_guard<std::mutex> lock(mutex_);
                 in_callback_ = false;
-                last_message_ = std::chrono::steady_clock::now();
+                mark_quiet_start();
                 ++messages_;
                 changed_.notify_all();
                 return;  // paho sends the PUBACK now
@@ -306,12 +344,18 @@ class PahoSession final : public MqttSession {
         session_present_ = session_present;
         unsubscribed_ = false;
         unsubscribe_.reset();
-        last_message_ = std::chrono::steady_clock::now();
+        mark_quiet_start();
         if (session_present) {
             log_info("retired session: connected to " + where +
                      " (session resumed), leaving the group and draining it");
         }
         return Status::ok();
+    }
+
+    // Restarts a retired session's quiet clock (invariant 7). Under mutex_.
+    void mark_quiet_start() {
+        quiet_start_ = std::chrono::steady_clock::now();
+        busy_at_quiet_start_ = ReceiveThreadBusy::process().total_ns();
     }
 
     // Whether `token` completed with every reason code a success.
@@ -344,13 +388,15 @@ class PahoSession final : public MqttSession {
             } else if (!unsubscribed_ && (!unsubscribe_ || unsubscribe_->is_complete())) {
                 if (unsubscribe_ && succeeded(*unsubscribe_)) {
                     unsubscribed_ = true;
-                    last_message_ = now;  // quiet from the UNSUBACK on
+                    mark_quiet_start();  // quiet from the UNSUBACK on
                 } else if (now - unsubscribe_sent_ >= kRetiredQuiet / 4) {
                     send_unsubscribe = true;
                     unsubscribe_sent_ = now;
                 }
             } else if (unsubscribed_ && !in_callback_ && !lost_) {
-                drained = now - last_message_ >= kRetiredQuiet;
+                const std::chrono::nanoseconds busy(ReceiveThreadBusy::process().total_ns() -
+                                                    busy_at_quiet_start_);
+                drained = now - quiet_start_ - busy >= kRetiredQuiet;
             }
         }
         if (drained) return end_retired();
@@ -374,9 +420,9 @@ class PahoSession final : public MqttSession {
     // Ends the drained session: DISCONNECT (the session is kept, empty and
     // out of the group), then CONNECT with clean start and Session Expiry 0,
     // which discards it, and DISCONNECT, which ends the new empty one. (A
-    // Session Expiry of 0 on the DISCONNECT itself would do in one step, but
-    // paho C++ 1.2.0 sends disconnect properties only with a version-1
-    // options struct it never builds.)
+    // Session Expiry of 0 on the DISCONNECT itself should do in one step, but
+    // set through paho C++ 1.2.0's disconnect_options both brokers kept the
+    // session; those options start from paho C's version-0 initializer.)
     SessionEnd end_retired() {
         if (!disconnect_bounded()) return SessionEnd::kHeldUnacknowledged;
         paho::ConnectSettings discard = settings_;
@@ -440,9 +486,12 @@ class PahoSession final : public MqttSession {
     bool session_present_ = false;  // at the last connect
     mqtt::token_ptr unsubscribe_;   // the last one sent
     std::chrono::steady_clock::time_point unsubscribe_sent_;
-    bool unsubscribed_ = false;                           // an UNSUBACK was success
-    std::chrono::steady_clock::time_point last_message_;  // or connect, UNSUBACK
-    std::uint64_t messages_ = 0;                          // settled in this process
+    bool unsubscribed_ = false;  // an UNSUBACK was success
+    // Last message settled, connect or UNSUBACK, and the receive thread's
+    // busy total then.
+    std::chrono::steady_clock::time_point quiet_start_;
+    std::int64_t busy_at_quiet_start_ = 0;
+    std::uint64_t messages_ = 0;  // settled in this process
 };
 
 }  // namespace

@@ -50,7 +50,8 @@ enum class SessionRole {
     // with clean_start=false; without a session at the broker it disconnects
     // at once, else it UNSUBSCRIBEs (no new messages join its queue),
     // forwards what the session held exactly as a live session does, and
-    // once nothing arrived for kRetiredQuiet with nothing in hand it ends
+    // once nothing arrived for kRetiredQuiet (counted while paho's receive
+    // thread was not inside any callback) with nothing in hand it ends
     // the session (reconnects with clean start and Session Expiry 0) and
     // returns kClean without a stop. Stopped before that, the session stays
     // (unsubscribed) and the next start drains it again. It never touches
