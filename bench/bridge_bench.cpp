@@ -20,6 +20,22 @@
 // A summary line per configuration gives the medians over rounds (pairing
 // cancels most of the load drift of a shared machine).
 //
+// CPU figures (process_cpu.h), per pair: `producer_cpu_us_per_msg` and
+// `bridge_cpu_us_per_msg` are CPU microseconds per message of each process
+// over its side's measured window: on the producer side this bench's own
+// process (the producer threads) and the RocketMQ broker JVM; on the bridge
+// side (first forwarded message to the last) the outpost-bridge processes
+// (supervisor and session processes), mosquitto, the broker JVM and this
+// bench (polling the status file, and the delaying relay under --delay-ms).
+// `publish_cpu_us_per_msg`: this bench's MQTT publisher and mosquitto while
+// the envelopes are queued (before the bridge's window). `*_cores_busy`:
+// those processes' CPU seconds / wall seconds (2.0 = both cores of this
+// machine), `*_machine_busy`: the whole machine's busy share of all cores
+// in the window (other users included). Measured, not subtracted: the
+// bridge side's total against the producer side's says what forwarding
+// through MQTT costs per message, and the cores figures whether the
+// machine, not a wait, bounds the rate.
+//
 // --delay-ms=D puts D ms on every chunk between the bridge (or the raw
 // producer) and the RocketMQ broker, in both directions, through a
 // delaying relay in this process (delay_proxy.h): the broker must advertise
@@ -56,6 +72,7 @@
 #include "common/uuid.h"
 #include "delay_proxy.h"
 #include "mosquitto_fixture.h"
+#include "process_cpu.h"
 #include "rocketmq/producer.h"
 #include "temp_dir.h"
 
@@ -190,6 +207,7 @@ class RocketMq final {
     std::string name_servers() { return env_["NAMESRV_ADDR"]; }
     std::string broker_address() { return env_["BROKER_ADDR"]; }
     std::string flush_disk_type() { return broker_conf_["flushDiskType"]; }
+    pid_t broker_pid() { return static_cast<pid_t>(std::atoi(env_["BROKER_PID"].c_str())); }
     std::string advertised_ip() { return broker_conf_["brokerIP1"]; }
 
   private:
@@ -222,7 +240,9 @@ nlohmann::json bridge_config(const std::string& mqtt_uri, const std::string& nam
               {"client_id", "bridge-bench-" + setup.name()},
               {"shared_group", "bench-" + setup.name()},
               {"topic_filters", nlohmann::json::array({"outpost/gw-" + setup.name() + "/alarm/+"})},
-              {"sessions", setup.sessions}}},
+              {"sessions", setup.sessions},
+              // Measures forwarding, not the start-up drain of retired ids.
+              {"retired_sessions", 0}}},
             {"rocketmq",
              {{"name_servers", name_servers},
               {"producer_group", "outpost_bridge_bench"},
@@ -233,6 +253,60 @@ nlohmann::json bridge_config(const std::string& mqtt_uri, const std::string& nam
             {"quarantine_topic", topic + "_quarantine"},
             {"receipts", {{"enabled", false}}},
             {"status", {{"file", status_file}, {"interval_ms", 100}, {"log_to_stderr", false}}}};
+}
+
+// The CPU each part spent in one measured window, per message (see the top).
+class CpuWindow final {
+  public:
+    // Starts the window; `parts` are (name, pid), several pids may share a name.
+    void begin(const std::vector<std::pair<std::string, pid_t>>& parts) {
+        parts_.clear();
+        for (const auto& [name, pid] : parts) {
+            if (pid > 0) parts_.push_back({name, pid, bench::process_cpu_seconds(pid)});
+        }
+        machine_ = bench::machine_ticks();
+        started_ = Steady::now();
+    }
+    // Ends it: {"per_msg": {part: µs, ..., "total": µs}, "cores_busy": ...,
+    // "machine_busy": ...}.
+    nlohmann::json end(std::size_t messages) {
+        const double wall = std::chrono::duration<double>(Steady::now() - started_).count();
+        const bench::MachineTicks machine = bench::machine_ticks();
+        std::map<std::string, double> seconds;
+        double total = 0;
+        for (const Part& part : parts_) {
+            const double used = bench::process_cpu_seconds(part.pid) - part.cpu_at_begin;
+            seconds[part.name] += used;
+            total += used;
+        }
+        nlohmann::json per_msg = nlohmann::json::object();
+        const double count = static_cast<double>(std::max<std::size_t>(1, messages));
+        for (const auto& [name, used] : seconds) per_msg[name] = std::round(used * 1e6 / count);
+        per_msg["total"] = std::round(total * 1e6 / count);
+        const double ticks = machine.total - machine_.total;
+        return {{"per_msg", per_msg},
+                {"cores_busy", wall > 0 ? std::round(total / wall * 100) / 100 : 0},
+                {"machine_busy",
+                 ticks > 0 ? std::round((machine.busy - machine_.busy) / ticks * 100) / 100 : 0}};
+    }
+
+  private:
+    struct Part {
+        std::string name;
+        pid_t pid;
+        double cpu_at_begin;
+    };
+    std::vector<Part> parts_;
+    bench::MachineTicks machine_;
+    Steady::time_point started_;
+};
+
+// The mosquitto this bench started (testing::Mosquitto runs it as a child).
+pid_t mosquitto_pid() {
+    for (pid_t pid : bench::child_processes(::getpid())) {
+        if (bench::process_name(pid) == "mosquitto") return pid;
+    }
+    return -1;
 }
 
 nlohmann::json read_status(const std::string& path) {
@@ -248,9 +322,13 @@ nlohmann::json read_status(const std::string& path) {
 // forwarded message until `until` held (-1 if it never did): connecting to
 // mosquitto and the route lookup at the name server are set-up, which the
 // producer scenario pays in its warm-up. `status` gets its last status.
+// `at_first(pid)` runs at the first forwarded message (pid: the bridge's),
+// `at_done` when `until` held, before the bridge is stopped.
 double run_bridge(const testing::TempDir& dir, const nlohmann::json& config,
                   const std::function<bool(const nlohmann::json&)>& until,
-                  std::chrono::seconds limit, nlohmann::json* status = nullptr) {
+                  std::chrono::seconds limit, nlohmann::json* status = nullptr,
+                  const std::function<void(pid_t)>& at_first = {},
+                  const std::function<void()>& at_done = {}) {
     const std::string config_path = dir.file("bridge.json");
     const std::string status_path = config["status"]["file"].get<std::string>();
     std::remove(status_path.c_str());
@@ -263,9 +341,13 @@ double run_bridge(const testing::TempDir& dir, const nlohmann::json& config,
     nlohmann::json now;
     while (Steady::now() - started < limit) {
         now = read_status(status_path);
-        if (!first && now.value("forwarded", 0) > 0) first = Steady::now();
+        if (!first && now.value("forwarded", 0) > 0) {
+            first = Steady::now();
+            if (at_first) at_first(pid);
+        }
         if (until(now)) {
             seconds = first ? std::chrono::duration<double>(Steady::now() - *first).count() : 0;
+            if (at_done) at_done();
             break;
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
@@ -304,9 +386,11 @@ bool publish_all(const std::string& uri, const std::vector<Envelope>& envelopes)
 // to `latencies`. Negative on a failed send.
 double measure_producer(rocketmq::Producer& producer, const std::string& topic,
                         const std::vector<Envelope>& envelopes, int threads,
-                        std::vector<double>& latencies) {
+                        std::vector<double>& latencies, pid_t broker_pid, nlohmann::json& cpu) {
     std::vector<std::vector<double>> own(threads);
     std::atomic<bool> failed{false};
+    CpuWindow window;
+    window.begin({{"producer", ::getpid()}, {"rocketmq_broker", broker_pid}});
     const auto start = Steady::now();
     std::vector<std::thread> senders;
     for (int t = 0; t < threads; ++t) {
@@ -329,6 +413,7 @@ double measure_producer(rocketmq::Producer& producer, const std::string& topic,
     }
     for (std::thread& sender : senders) sender.join();
     const double seconds = std::chrono::duration<double>(Steady::now() - start).count();
+    cpu = window.end(envelopes.size());
     if (failed) return -1;
     for (const auto& part : own) latencies.insert(latencies.end(), part.begin(), part.end());
     return envelopes.size() / seconds;
@@ -340,12 +425,26 @@ double measure_producer(rocketmq::Producer& producer, const std::string& topic,
 // last status line.
 double measure_bridge(const testing::TempDir& dir, const nlohmann::json& config,
                       const std::string& mqtt_uri, const std::vector<Envelope>& envelopes,
-                      nlohmann::json& status) {
+                      nlohmann::json& status, pid_t broker_pid, nlohmann::json& publish_cpu,
+                      nlohmann::json& bridge_cpu) {
+    const pid_t mosquitto = mosquitto_pid();
+    CpuWindow window;
+    window.begin({{"publisher", ::getpid()}, {"mosquitto", mosquitto}});
     if (!publish_all(mqtt_uri, envelopes)) return -1;
+    publish_cpu = window.end(envelopes.size());
     const double seconds = run_bridge(
         dir, config,
         [&](const nlohmann::json& now) { return now.value("forwarded", 0u) >= envelopes.size(); },
-        std::chrono::seconds(300), &status);
+        std::chrono::seconds(300), &status,
+        [&](pid_t bridge) {
+            std::vector<std::pair<std::string, pid_t>> parts = {{"bridge", bridge},
+                                                                {"mosquitto", mosquitto},
+                                                                {"rocketmq_broker", broker_pid},
+                                                                {"bench", ::getpid()}};
+            for (pid_t child : bench::child_processes(bridge)) parts.emplace_back("bridge", child);
+            window.begin(parts);
+        },
+        [&] { bridge_cpu = window.end(envelopes.size()); });
     if (seconds <= 0) {
         std::fprintf(stderr, "bridge did not drain: %s\n", status.dump().c_str());
         return -1;
@@ -375,6 +474,8 @@ double round2(double value) {
 
 struct Results {
     std::vector<double> producer_rates, bridge_rates, ratios, speedups, producer_latencies;
+    // CPU µs per message, all processes of the side, and cores busy.
+    std::vector<double> producer_cpu_us, bridge_cpu_us, producer_cores, bridge_cores;
 };
 
 }  // namespace
@@ -454,16 +555,18 @@ int main(int argc, char** argv) {
             const nlohmann::json config =
                 bridge_config(broker.uri(), rocketmq.name_servers(), topic, setup, status_file);
             double producer_rate = 0, bridge_rate = 0;
-            nlohmann::json status;
+            nlohmann::json status, producer_cpu, publish_cpu, bridge_cpu;
             for (int side = 0; side < 2; ++side) {
                 const bool producer_turn = (side == 0) == (round % 2 == 0);
                 const std::vector<Envelope> envelopes =
                     make_envelopes("gw-" + setup.name(), args.messages, args.devices);
                 if (producer_turn) {
                     producer_rate = measure_producer(*producers[c], topic + "_raw", envelopes,
-                                                     setup.sessions, results[c].producer_latencies);
+                                                     setup.sessions, results[c].producer_latencies,
+                                                     rocketmq.broker_pid(), producer_cpu);
                 } else {
-                    bridge_rate = measure_bridge(dir, config, broker.uri(), envelopes, status);
+                    bridge_rate = measure_bridge(dir, config, broker.uri(), envelopes, status,
+                                                 rocketmq.broker_pid(), publish_cpu, bridge_cpu);
                 }
             }
             if (producer_rate <= 0 || bridge_rate <= 0) return 1;
@@ -473,6 +576,10 @@ int main(int argc, char** argv) {
             r.bridge_rates.push_back(bridge_rate);
             r.ratios.push_back(bridge_rate / producer_rate);
             r.speedups.push_back(bridge_rate / first_bridge_rate);
+            r.producer_cpu_us.push_back(producer_cpu["per_msg"]["total"].get<double>());
+            r.bridge_cpu_us.push_back(bridge_cpu["per_msg"]["total"].get<double>());
+            r.producer_cores.push_back(producer_cpu["cores_busy"].get<double>());
+            r.bridge_cores.push_back(bridge_cpu["cores_busy"].get<double>());
             std::printf("%s\n",
                         nlohmann::json{{"bench", "bridge"},
                                        {"scenario", "pair"},
@@ -487,6 +594,13 @@ int main(int argc, char** argv) {
                                        {"speedup", round2(r.speedups.back())},
                                        {"bridge_send_p50_ms", status["send_latency_ms"]["p50"]},
                                        {"bridge_send_p99_ms", status["send_latency_ms"]["p99"]},
+                                       {"producer_cpu_us_per_msg", producer_cpu["per_msg"]},
+                                       {"producer_cores_busy", producer_cpu["cores_busy"]},
+                                       {"producer_machine_busy", producer_cpu["machine_busy"]},
+                                       {"publish_cpu_us_per_msg", publish_cpu["per_msg"]},
+                                       {"bridge_cpu_us_per_msg", bridge_cpu["per_msg"]},
+                                       {"bridge_cores_busy", bridge_cpu["cores_busy"]},
+                                       {"bridge_machine_busy", bridge_cpu["machine_busy"]},
                                        {"load1", bench::load_average_1m()}}
                             .dump()
                             .c_str());
@@ -514,6 +628,10 @@ int main(int argc, char** argv) {
                         {"ratio_min", round2(*std::min_element(r.ratios.begin(), r.ratios.end()))},
                         {"ratio_max", round2(*std::max_element(r.ratios.begin(), r.ratios.end()))},
                         {"speedup_vs_first_median", round2(bench::median(r.speedups))},
+                        {"producer_cpu_us_per_msg_median", bench::median(r.producer_cpu_us)},
+                        {"bridge_cpu_us_per_msg_median", bench::median(r.bridge_cpu_us)},
+                        {"producer_cores_busy_median", round2(bench::median(r.producer_cores))},
+                        {"bridge_cores_busy_median", round2(bench::median(r.bridge_cores))},
                         {"load1_at_end", bench::load_average_1m()},
                         {"target_ratio", 0.85},
                         {"meets_target", ratio >= 0.85}}

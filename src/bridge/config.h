@@ -44,15 +44,26 @@ struct MqttConfig {
     // paho's one receive thread per process still takes their messages one
     // at a time). Session 0 uses client_id,
     // session i > 0 uses client_id + "-" + i: fixed ids, so every session is
-    // persistent. Lowering the count strands the queued share of the ids
-    // dropped until their session expires (see README).
+    // persistent.
     int sessions = 1;
+    // Session ids past the last live one that this instance drains at start
+    // (0 to 64): the ids of sessions sessions .. sessions + retired_sessions
+    // - 1. Each is connected, taken out of the group (UNSUBSCRIBE), what its
+    // session still holds is forwarded (ack after SEND_OK as always), and
+    // once quiet it disconnects with Session Expiry 0, ending the session.
+    // So lowering `sessions` by up to this many strands nothing. One that has
+    // no session at the broker costs one CONNECT and DISCONNECT per start.
+    int retired_sessions = 8;
 };
 
 // The client id of session `index` (0-based) of an instance whose
 // mqtt.client_id is `base`: `base` itself for session 0 (so going from one
 // session to several keeps the existing session), else base + "-" + index.
 std::string session_client_id(const std::string& base, int index);
+
+// The client ids mqtt.retired_sessions names (in index order): those of
+// sessions mqtt.sessions .. mqtt.sessions + mqtt.retired_sessions - 1.
+std::vector<std::string> retired_client_ids(const MqttConfig& mqtt);
 // TLS to every name server and broker (RocketMQ's tls.server.mode=enforcing).
 struct RocketMqTlsConfig {
     bool enabled = false;

@@ -77,10 +77,13 @@ void read_mqtt(JsonObjectReader& in, MqttConfig& mqtt) {
         in.error("reconnect_max_ms", "must not be below mqtt.reconnect_min_ms");
     }
     in.read_integer("sessions", mqtt.sessions, 1, 64);
-    const std::string last_id = session_client_id(mqtt.client_id, mqtt.sessions - 1);
+    in.read_integer("retired_sessions", mqtt.retired_sessions, 0, 64);
+    const int last = mqtt.sessions + mqtt.retired_sessions - 1;
+    const std::string last_id = session_client_id(mqtt.client_id, last);
     if (!mqtt.client_id.empty() && !is_valid_identifier(last_id)) {
-        in.error("sessions", std::to_string(mqtt.sessions) + " sessions need client id \"" +
-                                 last_id +
+        in.error("sessions", std::to_string(mqtt.sessions) + " sessions and " +
+                                 std::to_string(mqtt.retired_sessions) +
+                                 " retired_sessions need client id \"" + last_id +
                                  "\", which is over 64 characters: shorten mqtt.client_id");
     }
 }
@@ -225,6 +228,14 @@ void read_receipts(JsonObjectReader& in, ReceiptsConfig& receipts) {
 
 std::string session_client_id(const std::string& base, int index) {
     return index == 0 ? base : base + "-" + std::to_string(index);
+}
+
+std::vector<std::string> retired_client_ids(const MqttConfig& mqtt) {
+    std::vector<std::string> ids;
+    for (int index = mqtt.sessions; index < mqtt.sessions + mqtt.retired_sessions; ++index) {
+        ids.push_back(session_client_id(mqtt.client_id, index));
+    }
+    return ids;
 }
 
 Result<BridgeConfig> parse_bridge_config(const std::string& json_text) {

@@ -78,9 +78,12 @@ configuration (defaults shown; fields marked * are required):
     "topic_filters": ["outpost/+/alarm/+"],
     "keepalive_s": 30, "connect_timeout_s": 10,
     "reconnect_min_ms": 250, "reconnect_max_ms": 30000,
-    "sessions": 1                           sessions in the group, 1 to 64; session
+    "sessions": 1,                          sessions in the group, 1 to 64; session
                                             i > 0 uses client_id-i; more than 1: one
                                             process per session (README: ordering)
+    "retired_sessions": 8                   ids client_id-<sessions> onwards this many:
+                                            drained and ended at start, so lowering
+                                            sessions strands nothing (README)
   },
   "rocketmq": {
     "name_servers": "127.0.0.1:9876",       * "ip:port;ip:port" or an array
@@ -170,9 +173,11 @@ exit status: 0 stopped, 1 runtime failure, 2 usage or configuration error.
 
 void print_summary(const BridgeConfig& config) {
     std::printf(
-        "configuration OK\n  mqtt %s as %s, group %s, %zu filter(s), session %u s, %d session(s)\n",
+        "configuration OK\n  mqtt %s as %s, group %s, %zu filter(s), session %u s, %d session(s), "
+        "%d retired\n",
         config.mqtt.uri.c_str(), config.mqtt.client_id.c_str(), config.mqtt.shared_group.c_str(),
-        config.mqtt.topic_filters.size(), config.mqtt.session_expiry_s, config.mqtt.sessions);
+        config.mqtt.topic_filters.size(), config.mqtt.session_expiry_s, config.mqtt.sessions,
+        config.mqtt.retired_sessions);
     std::printf("  rocketmq %s, group %s\n", config.rocketmq.name_servers.c_str(),
                 config.rocketmq.producer_group.c_str());
     for (const MappingRule& rule : config.mapping) {
@@ -203,7 +208,10 @@ bool start_metrics(const BridgeConfig& config, const FiguresSource& source,
 // Runs the bridge until a stop signal or a fatal error. Does not return when
 // a message is held unacknowledged (std::_Exit, see mqtt_session.h).
 // `stats_fd` >= 0: as a session process (session_child.h), reporting there.
-int run_bridge(const BridgeConfig& config, int stats_fd) {
+// `retired_ids`: the client ids this process drains and ends
+// (mqtt.retired_sessions; SessionGroup::create).
+int run_bridge(const BridgeConfig& config, int stats_fd,
+               const std::vector<std::string>& retired_ids) {
     // Signals are read from a signalfd below; every thread created from here
     // on (paho's included) inherits the mask.
     const sigset_t stop_signals = outpost::block_stop_signals();
@@ -231,7 +239,7 @@ int run_bridge(const BridgeConfig& config, int stats_fd) {
         log_error(delivery.status().to_string());
         return kExitUsage;
     }
-    auto sessions = SessionGroup::create(config, **delivery, stats, stop);
+    auto sessions = SessionGroup::create(config, retired_ids, **delivery, stats, stop);
     if (!sessions.is_ok()) {
         log_error(sessions.status().to_string());
         return kExitUsage;
@@ -394,7 +402,11 @@ int main(int argc, char** argv) {
             return kExitUsage;
         }
         set_log_tag("session " + std::to_string(child->index));
-        return run_bridge(session_child_config(*config, child->index), child->stats_fd);
+        // Session process 0 also drains the retired ids: they share its paho
+        // receive thread only while there is something left to drain.
+        return run_bridge(
+            session_child_config(*config, child->index), child->stats_fd,
+            child->index == 0 ? retired_client_ids(config->mqtt) : std::vector<std::string>{});
     }
     int exit_code = kExitOk;
     const std::optional<outpost::ServiceArguments> arguments =
@@ -415,5 +427,5 @@ int main(int argc, char** argv) {
         return kExitOk;
     }
     if (config->mqtt.sessions > 1) return run_supervisor(*config, arguments->config_path);
-    return run_bridge(*config, -1);
+    return run_bridge(*config, -1, retired_client_ids(config->mqtt));
 }

@@ -45,12 +45,22 @@
 //  6. mosquitto 2.0.11 rotates a shared subscription over its members whether
 //     or not they are connected: a crashed member's share waits in its
 //     session until it returns with the same client id. Restart it quickly.
+//  7. A retired session (SessionRole::kRetired, mqtt.retired_sessions) ends
+//     its session at the broker (reconnect with clean start) only when
+//     the broker confirmed its UNSUBSCRIBE (no new message joins its queue),
+//     no callback is running and nothing arrived for kRetiredQuiet of time in
+//     which paho's receive thread was free (not inside any session's
+//     callback: a live session holding a message during a RocketMQ outage
+//     blocks delivery to the retired one too). Every message it took went
+//     through the same callback (invariants 1 to 3).
 #include "bridge/mqtt_session.h"
 
 #include <mqtt/async_client.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <exception>
 #include <future>
 #include <mutex>
@@ -67,6 +77,37 @@ namespace {
 
 constexpr std::chrono::milliseconds kPollSlice{100};
 constexpr std::chrono::seconds kDisconnectTimeout{5};
+
+// How long paho's receive thread, ONE per process for all its clients, has
+// spent inside message callbacks of any session: while it is, no session of
+// the process receives anything. A retired session counts its quiet only
+// in the time it was free (invariant 7). Process-wide because that thread is.
+class ReceiveThreadBusy final {
+  public:
+    static ReceiveThreadBusy& process() {
+        static ReceiveThreadBusy busy;
+        return busy;
+    }
+    void enter() { started_ns_.store(now_ns()); }
+    void leave() {
+        const std::int64_t started = started_ns_.exchange(0);
+        if (started != 0) total_ns_.fetch_add(now_ns() - started);
+    }
+    // Nanoseconds spent in callbacks so far, the running one included.
+    std::int64_t total_ns() const {
+        const std::int64_t started = started_ns_.load();
+        return total_ns_.load() + (started != 0 ? now_ns() - started : 0);
+    }
+
+  private:
+    static std::int64_t now_ns() {
+        return std::chrono::duration_cast<std::chrono::nanoseconds>(
+                   std::chrono::steady_clock::now().time_since_epoch())
+            .count();
+    }
+    std::atomic<std::int64_t> started_ns_{0};  // 0: no callback running
+    std::atomic<std::int64_t> total_ns_{0};
+};
 
 // The wire contract above as connect settings: a persistent session
 // (clean_start=false, Session Expiry Interval) for the fixed client id.
@@ -86,8 +127,10 @@ paho::ConnectSettings session_settings(const MqttConfig& config) {
 class PahoSession final : public MqttSession {
   public:
     PahoSession(const BridgeConfig& config, Delivery& delivery, BridgeStats& stats,
-                const StopSignal& stop, std::unique_ptr<mqtt::async_client> client)
+                const StopSignal& stop, SessionRole role,
+                std::unique_ptr<mqtt::async_client> client)
         : config_(config),
+          retired_(role == SessionRole::kRetired),
           delivery_(delivery),
           stats_(stats),
           stop_(stop),
@@ -123,6 +166,9 @@ class PahoSession final : public MqttSession {
                 failures = 0;
                 connected = true;
             }
+            if (retired_) {
+                if (std::optional<SessionEnd> end = retire_step()) return *end;
+            }
             std::unique_lock<std::mutex> lock(mutex_);
             changed_.wait_for(lock, kPollSlice, [this] { return lost_ || parked_; });
             if (lost_) connected = false;
@@ -152,6 +198,7 @@ class PahoSession final : public MqttSession {
     void on_message(const mqtt::const_message_ptr& message) {
         bool fatal = true;
         try {
+            ReceiveThreadBusy::process().enter();
             {
                 std::lock_guard<std::mutex> lock(mutex_);
                 in_callback_ = true;
@@ -163,8 +210,11 @@ class PahoSession final : public MqttSession {
             inbound.authenticated_identity = identity_property(*message);
             const Verdict verdict = delivery_.deliver(inbound);
             if (verdict != Verdict::kStopped) {
+                ReceiveThreadBusy::process().leave();
                 std::lock_guard<std::mutex> lock(mutex_);
                 in_callback_ = false;
+                mark_quiet_start();
+                ++messages_;
                 changed_.notify_all();
                 return;  // paho sends the PUBACK now
             }
@@ -202,7 +252,7 @@ class PahoSession final : public MqttSession {
     }
 
     void on_connection_lost(const std::string& cause) {
-        stats_.mqtt_connected(config_.mqtt.client_id, false);
+        if (!retired_) stats_.mqtt_connected(config_.mqtt.client_id, false);
         log_warning("MQTT " + cause);
         std::lock_guard<std::mutex> lock(mutex_);
         lost_ = true;
@@ -225,6 +275,7 @@ class PahoSession final : public MqttSession {
                                  "broker " + config_.mqtt.uri + " did not accept MQTT v5");
         }
         const bool session_present = connack->session_present;
+        if (retired_) return take_out_of_group(session_present, where);
         // "Connected" (the log line and the status) means the broker keeps
         // every matching message for this session from now on: a resumed
         // session already holds its subscription (and may deliver at once,
@@ -252,11 +303,17 @@ class PahoSession final : public MqttSession {
         return subscribed;
     }
 
-    Status subscribe(std::chrono::seconds timeout) {
+    // The group's filters as subscribed: $share/<group>/<filter>.
+    std::vector<std::string> shared_filters() const {
         std::vector<std::string> filters;
         for (const std::string& filter : config_.mqtt.topic_filters) {
             filters.push_back("$share/" + config_.mqtt.shared_group + "/" + filter);
         }
+        return filters;
+    }
+
+    Status subscribe(std::chrono::seconds timeout) {
+        const std::vector<std::string> filters = shared_filters();
         const std::string what =
             "subscribe to " + filters.front() + (filters.size() > 1 ? " (and others)" : "");
         try {
@@ -280,6 +337,112 @@ class PahoSession final : public MqttSession {
         return Status::ok();
     }
 
+    // A retired session just connected (invariant 7). Whether there is
+    // anything to drain is for retire_step() to find out.
+    Status take_out_of_group(bool session_present, const std::string& where) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        session_present_ = session_present;
+        unsubscribed_ = false;
+        unsubscribe_.reset();
+        mark_quiet_start();
+        if (session_present) {
+            log_info("retired session: connected to " + where +
+                     " (session resumed), leaving the group and draining it");
+        }
+        return Status::ok();
+    }
+
+    // Restarts a retired session's quiet clock (invariant 7). Under mutex_.
+    void mark_quiet_start() {
+        quiet_start_ = std::chrono::steady_clock::now();
+        busy_at_quiet_start_ = ReceiveThreadBusy::process().total_ns();
+    }
+
+    // Whether `token` completed with every reason code a success.
+    static bool succeeded(const mqtt::token& token) {
+        if (token.get_return_code() != 0) return false;
+        try {
+            const mqtt::unsubscribe_response response = token.get_unsubscribe_response();
+            for (mqtt::ReasonCode code : response.get_reason_codes()) {
+                if (static_cast<int>(code) >= 0x80) return false;
+            }
+        } catch (const mqtt::exception&) {
+            return false;
+        }
+        return true;
+    }
+
+    // One look of a connected retired session (invariant 7): sends the
+    // UNSUBSCRIBE, again after a refusal (mochi-mqtt answers "Packet
+    // Identifier in use" while its own deliveries use the same id), and ends
+    // the session once it is drained. Not waiting for the UNSUBACK keeps
+    // this thread out of paho while a callback may hold a message.
+    std::optional<SessionEnd> retire_step() {
+        const auto now = std::chrono::steady_clock::now();
+        bool send_unsubscribe = false;
+        bool drained = false;
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            if (!session_present_) {
+                drained = true;
+            } else if (!unsubscribed_ && (!unsubscribe_ || unsubscribe_->is_complete())) {
+                if (unsubscribe_ && succeeded(*unsubscribe_)) {
+                    unsubscribed_ = true;
+                    mark_quiet_start();  // quiet from the UNSUBACK on
+                } else if (now - unsubscribe_sent_ >= kRetiredQuiet / 4) {
+                    send_unsubscribe = true;
+                    unsubscribe_sent_ = now;
+                }
+            } else if (unsubscribed_ && !in_callback_ && !lost_) {
+                const std::chrono::nanoseconds busy(ReceiveThreadBusy::process().total_ns() -
+                                                    busy_at_quiet_start_);
+                drained = now - quiet_start_ - busy >= kRetiredQuiet;
+            }
+        }
+        if (drained) return end_retired();
+        if (send_unsubscribe) {
+            const std::vector<std::string> filters = shared_filters();
+            try {
+                // Not under mutex_: paho may hold its own lock while a
+                // callback waits for mutex_.
+                mqtt::token_ptr token =
+                    client_->unsubscribe(mqtt::string_collection::create(filters));
+                std::lock_guard<std::mutex> lock(mutex_);
+                unsubscribe_ = token;
+            } catch (const mqtt::exception& error) {
+                log_warning("unsubscribe as " + config_.mqtt.client_id +
+                            " failed: " + error.what() + "; trying again");
+            }
+        }
+        return std::nullopt;
+    }
+
+    // Ends the drained session: DISCONNECT (the session is kept, empty and
+    // out of the group), then CONNECT with clean start and Session Expiry 0,
+    // which discards it, and DISCONNECT, which ends the new empty one. (A
+    // Session Expiry of 0 on the DISCONNECT itself should do in one step, but
+    // set through paho C++ 1.2.0's disconnect_options both brokers kept the
+    // session; those options start from paho C's version-0 initializer.)
+    SessionEnd end_retired() {
+        if (!disconnect_bounded()) return SessionEnd::kHeldUnacknowledged;
+        paho::ConnectSettings discard = settings_;
+        discard.session_expiry_s = 0;
+        auto connack = paho::connect(
+            *client_, discard, "MQTT connect to end retired session " + config_.mqtt.client_id);
+        if (!connack.is_ok()) {
+            // Still drained and out of the group: the next start ends it.
+            log_warning(connack.status().message());
+            return SessionEnd::kClean;
+        }
+        if (!disconnect_bounded()) return SessionEnd::kHeldUnacknowledged;
+        std::lock_guard<std::mutex> lock(mutex_);
+        log_info("retired session " + config_.mqtt.client_id + " ended (" +
+                 (session_present_ ? std::to_string(messages_) + " messages forwarded from it"
+                                   : std::string("it had no session at the broker")) +
+                 ")");
+        return SessionEnd::kClean;
+    }
+
     // DISCONNECT from a helper thread, waiting at most kDisconnectTimeout
     // (invariant 4). False when it did not finish: the helper stays blocked
     // behind a parked callback and the session must not be destroyed.
@@ -299,11 +462,12 @@ class PahoSession final : public MqttSession {
             std::future_status::ready) {
             return false;
         }
-        stats_.mqtt_connected(config_.mqtt.client_id, false);
+        if (!retired_) stats_.mqtt_connected(config_.mqtt.client_id, false);
         return true;
     }
 
     const BridgeConfig config_;
+    const bool retired_;  // SessionRole::kRetired
     Delivery& delivery_;
     BridgeStats& stats_;
     const StopSignal& stop_;
@@ -318,18 +482,28 @@ class PahoSession final : public MqttSession {
     bool parked_ = false;              // guarded by mutex_
     bool fatal_ = false;               // guarded by mutex_
     bool in_callback_ = false;         // guarded by mutex_
+    // Retired sessions only (invariant 7), all guarded by mutex_:
+    bool session_present_ = false;  // at the last connect
+    mqtt::token_ptr unsubscribe_;   // the last one sent
+    std::chrono::steady_clock::time_point unsubscribe_sent_;
+    bool unsubscribed_ = false;  // an UNSUBACK was success
+    // Last message settled, connect or UNSUBACK, and the receive thread's
+    // busy total then.
+    std::chrono::steady_clock::time_point quiet_start_;
+    std::int64_t busy_at_quiet_start_ = 0;
+    std::uint64_t messages_ = 0;  // settled in this process
 };
 
 }  // namespace
 
 Result<std::unique_ptr<MqttSession>> make_mqtt_session(const BridgeConfig& config,
                                                        Delivery& delivery, BridgeStats& stats,
-                                                       const StopSignal& stop) {
+                                                       const StopSignal& stop, SessionRole role) {
     // No client persistence: the broker's session is the queue.
     auto client = paho::make_client(session_settings(config.mqtt), "MQTT client");
     if (!client.is_ok()) return client.status();
     return std::unique_ptr<MqttSession>(
-        new PahoSession(config, delivery, stats, stop, std::move(*client)));
+        new PahoSession(config, delivery, stats, stop, role, std::move(*client)));
 }
 
 }  // namespace outpost::bridge

@@ -6,6 +6,7 @@
 #ifndef OUTPOST_BRIDGE_MQTT_SESSION_H
 #define OUTPOST_BRIDGE_MQTT_SESSION_H
 
+#include <chrono>
 #include <memory>
 
 #include "bridge/bridge_stats.h"
@@ -41,13 +42,36 @@ class MqttSession {
     virtual SessionEnd run() = 0;
 };
 
+// What a session is for.
+enum class SessionRole {
+    // One of the mqtt.sessions of the group: subscribed, runs until the stop.
+    kLive,
+    // A client id of mqtt.retired_sessions (config.h): run() connects it
+    // with clean_start=false; without a session at the broker it disconnects
+    // at once, else it UNSUBSCRIBEs (no new messages join its queue),
+    // forwards what the session held exactly as a live session does, and
+    // once nothing arrived for kRetiredQuiet (counted while paho's receive
+    // thread was not inside any callback) with nothing in hand it ends
+    // the session (reconnects with clean start and Session Expiry 0) and
+    // returns kClean without a stop. Stopped before that, the session stays
+    // (unsubscribed) and the next start drains it again. It never touches
+    // the mqtt_connected figures: those are the live sessions'.
+    kRetired,
+};
+
+// How long a retired session must be quiet before it is ended. The broker
+// sends a session's queued messages as soon as the connection is up and
+// the next one as each is acknowledged, so a gap this long means empty.
+constexpr std::chrono::seconds kRetiredQuiet{2};
+
 // Creates the client (MQTT v5, no client-side persistence) and registers
 // its callbacks; does not connect. `config` is copied; `delivery`, `stats`
 // and `stop` are borrowed and must outlive the session. Errors: kInvalidArgument when
 // paho refuses the URI or client id.
 Result<std::unique_ptr<MqttSession>> make_mqtt_session(const BridgeConfig& config,
                                                        Delivery& delivery, BridgeStats& stats,
-                                                       const StopSignal& stop);
+                                                       const StopSignal& stop,
+                                                       SessionRole role = SessionRole::kLive);
 
 }  // namespace outpost::bridge
 

@@ -7,18 +7,24 @@
 
 namespace outpost::bridge {
 
-Result<std::unique_ptr<SessionGroup>> SessionGroup::create(const BridgeConfig& config,
-                                                           Delivery& delivery, BridgeStats& stats,
-                                                           const StopSignal& stop) {
-    std::vector<std::unique_ptr<MqttSession>> sessions;
+Result<std::unique_ptr<SessionGroup>> SessionGroup::create(
+    const BridgeConfig& config, const std::vector<std::string>& retired_ids, Delivery& delivery,
+    BridgeStats& stats, const StopSignal& stop) {
+    std::vector<std::pair<std::string, SessionRole>> ids;
     for (int index = 0; index < config.mqtt.sessions; ++index) {
+        ids.emplace_back(session_client_id(config.mqtt.client_id, index), SessionRole::kLive);
+    }
+    for (const std::string& id : retired_ids) ids.emplace_back(id, SessionRole::kRetired);
+    std::vector<std::unique_ptr<MqttSession>> sessions;
+    for (const auto& [id, role] : ids) {
         BridgeConfig own = config;
-        own.mqtt.client_id = session_client_id(config.mqtt.client_id, index);
-        auto session = make_mqtt_session(own, delivery, stats, stop);
+        own.mqtt.client_id = id;
+        auto session = make_mqtt_session(own, delivery, stats, stop, role);
         if (!session.is_ok()) return session.status();
         sessions.push_back(std::move(session).value());
     }
-    return std::unique_ptr<SessionGroup>(new SessionGroup(std::move(sessions)));
+    const auto live = static_cast<std::size_t>(config.mqtt.sessions);
+    return std::unique_ptr<SessionGroup>(new SessionGroup(std::move(sessions), live));
 }
 
 SessionGroup::~SessionGroup() {
@@ -30,14 +36,18 @@ SessionGroup::~SessionGroup() {
 void SessionGroup::start(std::function<void()> on_end) {
     for (std::size_t index = 0; index < sessions_.size(); ++index) {
         threads_.emplace_back([this, index, on_end] {
-            pthread_setname_np(pthread_self(), ("mqtt-session-" + std::to_string(index)).c_str());
+            const bool retired = index >= live_;
+            pthread_setname_np(
+                pthread_self(),
+                ((retired ? "mqtt-retired-" : "mqtt-session-") + std::to_string(index)).c_str());
             const SessionEnd end = sessions_[index]->run();
             {
                 std::lock_guard<std::mutex> lock(mutex_);
                 ends_.push_back(end);
                 ended_.notify_all();
             }
-            if (on_end) on_end();
+            // A retired session ending clean has done its work (mqtt_session.h).
+            if (on_end && !(retired && end == SessionEnd::kClean)) on_end();
         });
     }
 }

@@ -18,6 +18,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -32,10 +33,14 @@ namespace outpost::bridge {
 
 class SessionGroup final {
   public:
-    // Creates config.mqtt.sessions sessions (make_mqtt_session); does not
-    // connect. Same errors as make_mqtt_session. `delivery`, `stats` and
-    // `stop` are borrowed and must outlive the group.
+    // Creates config.mqtt.sessions sessions (make_mqtt_session) and one
+    // SessionRole::kRetired session per id of `retired_ids` (each drains and
+    // ends that id's broker session, then its thread ends: that end is not
+    // reported to `on_end` unless it is not kClean); does not connect. Same
+    // errors as make_mqtt_session. `delivery`, `stats` and `stop` are
+    // borrowed and must outlive the group.
     static Result<std::unique_ptr<SessionGroup>> create(const BridgeConfig& config,
+                                                        const std::vector<std::string>& retired_ids,
                                                         Delivery& delivery, BridgeStats& stats,
                                                         const StopSignal& stop);
 
@@ -56,13 +61,14 @@ class SessionGroup final {
     // process must leave with std::_Exit, see mqtt_session.h).
     std::optional<SessionEnd> wait_all(std::chrono::steady_clock::time_point deadline);
 
-    std::size_t size() const { return sessions_.size(); }
+    std::size_t size() const { return live_; }  // live sessions
 
   private:
-    explicit SessionGroup(std::vector<std::unique_ptr<MqttSession>> sessions)
-        : sessions_(std::move(sessions)) {}
+    SessionGroup(std::vector<std::unique_ptr<MqttSession>> sessions, std::size_t live)
+        : sessions_(std::move(sessions)), live_(live) {}
 
-    std::vector<std::unique_ptr<MqttSession>> sessions_;
+    std::vector<std::unique_ptr<MqttSession>> sessions_;  // live first, then retired
+    const std::size_t live_;
     std::vector<std::thread> threads_;
     std::mutex mutex_;
     std::condition_variable ended_;

@@ -165,13 +165,38 @@ TEST_CASE("sessions and requests in flight are bounded, and session ids must fit
         error_of(edited(R"("client_id": "bridge-1")", R"("client_id": "bridge-1", "sessions": 65)"))
             .find("mqtt.sessions") != std::string::npos);
     const std::string long_id(63, 'b');  // valid alone; with "-9" it is 65
-    const std::string message = error_of(edited(
-        R"("client_id": "bridge-1")", R"("client_id": ")" + long_id + R"(", "sessions": 10)"));
+    const std::string message = error_of(
+        edited(R"("client_id": "bridge-1")",
+               R"("client_id": ")" + long_id + R"(", "sessions": 10, "retired_sessions": 0)"));
     CHECK(message.find("mqtt.sessions") != std::string::npos);
     CHECK(message.find(long_id + "-9") != std::string::npos);
     CHECK(error_of(edited(R"("name_servers": "127.0.0.1:9876")",
                           R"("name_servers": "127.0.0.1:9876", "max_in_flight": 0)"))
               .find("rocketmq.max_in_flight") != std::string::npos);
+}
+
+TEST_CASE("retired sessions are the ids right after the live ones, bounded, and must fit") {
+    auto defaults = parse_bridge_config(kMinimal);
+    REQUIRE(defaults.is_ok());
+    CHECK(defaults->mqtt.retired_sessions == 8);
+    auto lowered = parse_bridge_config(
+        edited(R"("client_id": "bridge-1")",
+               R"("client_id": "bridge-1", "sessions": 2, "retired_sessions": 2)"));
+    REQUIRE(lowered.is_ok());
+    CHECK(retired_client_ids(lowered->mqtt) ==
+          std::vector<std::string>{"bridge-1-2", "bridge-1-3"});
+    auto none = parse_bridge_config(
+        edited(R"("client_id": "bridge-1")", R"("client_id": "bridge-1", "retired_sessions": 0)"));
+    REQUIRE(none.is_ok());
+    CHECK(retired_client_ids(none->mqtt).empty());
+    CHECK(error_of(edited(R"("client_id": "bridge-1")",
+                          R"("client_id": "bridge-1", "retired_sessions": 65)"))
+              .find("mqtt.retired_sessions") != std::string::npos);
+    const std::string long_id(62, 'b');  // "-9" fits, "-10" does not
+    const std::string message = error_of(
+        edited(R"("client_id": "bridge-1")",
+               R"("client_id": ")" + long_id + R"(", "sessions": 2, "retired_sessions": 9)"));
+    CHECK(message.find(long_id + "-10") != std::string::npos);
 }
 
 TEST_CASE("the access key and secret file parse together, and a secret in the JSON is refused") {
