@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "daemon_harness.h"
@@ -102,3 +103,47 @@ TEST_CASE("outpost-telemetry maps no SQLite and holds no descriptor on the store
     CHECK(descriptors_on(telemetry, dir.file("outbox.db")) == 0);
     CHECK(daemon.terminate() == 0);
 }
+
+#if defined(__GLIBC__)
+namespace {
+
+// GLIBC_TUNABLES as `pid` was started with it ("" if absent).
+std::string glibc_tunables(pid_t pid) {
+    std::istringstream environment(read_whole("/proc/" + std::to_string(pid) + "/environ"));
+    for (std::string item; std::getline(environment, item, '\0');) {
+        if (item.rfind("GLIBC_TUNABLES=", 0) == 0) return item.substr(15);
+    }
+    return "";
+}
+
+// Starts outpostd with telemetry and returns GLIBC_TUNABLES of outpostd and
+// of its outpost-telemetry, each as its process runs. (glibc's loader ends
+// the process's copy after the first setting it applied, so a value of more
+// than one setting does not read back whole: none is given here.)
+std::pair<std::string, std::string> tunables_of_both() {
+    TempDir dir;
+    json config = offline_daemon_config(dir, "gw-tcache");
+    config["telemetry"] = {{"datagram_socket", dir.file("telemetry.sock")}};
+    DaemonProcess daemon(dir, config);
+    pid_t telemetry = -1;
+    REQUIRE(eventually([&] {
+        telemetry = telemetry_child(daemon.pid());
+        return telemetry > 0 && ::access(dir.file("alarms.sock").c_str(), F_OK) == 0;
+    }));
+    std::pair<std::string, std::string> both{glibc_tunables(daemon.pid()),
+                                             glibc_tunables(telemetry)};
+    CHECK(daemon.terminate() == 0);
+    return both;
+}
+
+}  // namespace
+
+// docs/DESIGN.md, "Memory": glibc's per-thread caches pinned freed chunks
+// in the heap; outpostd runs itself once more with them off.
+TEST_CASE("outpostd and outpost-telemetry run without glibc's per-thread malloc caches",
+          "[daemon]") {
+    const auto [daemon, telemetry] = tunables_of_both();
+    CHECK(daemon.find("glibc.malloc.tcache_count=0") != std::string::npos);
+    CHECK(telemetry.find("glibc.malloc.tcache_count=0") != std::string::npos);
+}
+#endif
