@@ -9,11 +9,11 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "daemon_harness.h"
@@ -78,22 +78,33 @@ bool maps_library(pid_t pid, const std::string& library) {
     return read_whole("/proc/" + std::to_string(pid) + "/maps").find(library) != std::string::npos;
 }
 
-}  // namespace
-
-TEST_CASE("outpost-telemetry maps no SQLite and holds no descriptor on the store", "[daemon]") {
-    TempDir dir;
-    // The broker is unreachable: the publisher and the lane keep reconnecting.
+// A configuration with a telemetry lane; the broker is unreachable, so the
+// publisher and the lane keep reconnecting.
+json config_with_telemetry(const TempDir& dir) {
     json config = offline_daemon_config(dir, "gw-footprint");
     config["telemetry"] = {{"datagram_socket", dir.file("telemetry.sock")}};
-    DaemonProcess daemon(dir, config);
+    return config;
+}
+
+// Waits until both processes run and returns outpost-telemetry's pid:
+// outpostd binds its alarm socket after the store is open; the child binds
+// the datagram socket itself.
+pid_t once_both_run(const TempDir& dir, const DaemonProcess& daemon) {
     pid_t telemetry = -1;
-    // outpostd binds its alarm socket after the store is open; the child
-    // binds the datagram socket itself: once both exist, both run.
     REQUIRE(eventually([&] {
         telemetry = telemetry_child(daemon.pid());
         return telemetry > 0 && ::access(dir.file("alarms.sock").c_str(), F_OK) == 0 &&
                ::access(dir.file("telemetry.sock").c_str(), F_OK) == 0;
     }));
+    return telemetry;
+}
+
+}  // namespace
+
+TEST_CASE("outpost-telemetry maps no SQLite and holds no descriptor on the store", "[daemon]") {
+    TempDir dir;
+    DaemonProcess daemon(dir, config_with_telemetry(dir));
+    const pid_t telemetry = once_both_run(dir, daemon);
     INFO("outpostd pid " << daemon.pid() << ", outpost-telemetry pid " << telemetry);
     // The probes see what they look for: outpostd itself has both.
     REQUIRE(maps_library(daemon.pid(), "libsqlite3"));
@@ -116,34 +127,20 @@ std::string glibc_tunables(pid_t pid) {
     return "";
 }
 
-// Starts outpostd with telemetry and returns GLIBC_TUNABLES of outpostd and
-// of its outpost-telemetry, each as its process runs. (glibc's loader ends
-// the process's copy after the first setting it applied, so a value of more
-// than one setting does not read back whole: none is given here.)
-std::pair<std::string, std::string> tunables_of_both() {
-    TempDir dir;
-    json config = offline_daemon_config(dir, "gw-tcache");
-    config["telemetry"] = {{"datagram_socket", dir.file("telemetry.sock")}};
-    DaemonProcess daemon(dir, config);
-    pid_t telemetry = -1;
-    REQUIRE(eventually([&] {
-        telemetry = telemetry_child(daemon.pid());
-        return telemetry > 0 && ::access(dir.file("alarms.sock").c_str(), F_OK) == 0;
-    }));
-    std::pair<std::string, std::string> both{glibc_tunables(daemon.pid()),
-                                             glibc_tunables(telemetry)};
-    CHECK(daemon.terminate() == 0);
-    return both;
-}
-
 }  // namespace
 
 // docs/DESIGN.md, "Memory": glibc's per-thread caches pinned freed chunks
 // in the heap; outpostd runs itself once more with them off.
 TEST_CASE("outpostd and outpost-telemetry run without glibc's per-thread malloc caches",
           "[daemon]") {
-    const auto [daemon, telemetry] = tunables_of_both();
-    CHECK(daemon.find("glibc.malloc.tcache_count=0") != std::string::npos);
-    CHECK(telemetry.find("glibc.malloc.tcache_count=0") != std::string::npos);
+    // glibc's loader ends the process's own copy of GLIBC_TUNABLES after
+    // the first setting it applied: started without one, ours is the first.
+    ::unsetenv("GLIBC_TUNABLES");
+    TempDir dir;
+    DaemonProcess daemon(dir, config_with_telemetry(dir));
+    const pid_t telemetry = once_both_run(dir, daemon);
+    CHECK(glibc_tunables(daemon.pid()).find("glibc.malloc.tcache_count=0") != std::string::npos);
+    CHECK(glibc_tunables(telemetry).find("glibc.malloc.tcache_count=0") != std::string::npos);
+    CHECK(daemon.terminate() == 0);
 }
 #endif
