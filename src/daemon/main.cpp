@@ -3,8 +3,10 @@
 // one JSON configuration. See --help.
 #include <malloc.h>
 #include <sqlite3.h>
+#include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <optional>
 #include <string>
 
@@ -163,6 +165,37 @@ void use_one_malloc_arena() {
 #endif
 }
 
+// glibc's per-thread cache (tcache) keeps up to 7 freed chunks of each size
+// up to 1 KiB for the thread that freed them: they are neither merged with
+// their neighbours nor reused by other threads. In outpostd one thread
+// allocates what another frees (requests, rows, envelopes, paho's messages),
+// so those caches pinned about 0.25 MB of the heap while a full store
+// drained (bench/footprint; docs/DESIGN.md, "Memory", has the figures).
+// Only GLIBC_TUNABLES turns them off, and the dynamic loader reads it before
+// main(): so outpostd runs itself again, once, with
+// glibc.malloc.tcache_count=0 added (same pid, same arguments; its
+// outpost-telemetry inherits it). A GLIBC_TUNABLES that names tcache_count
+// already is the operator's choice and is kept; if the exec fails, outpostd
+// runs on with the caches.
+void leave_out_thread_malloc_caches(char** argv) {
+#if defined(__GLIBC__)
+    constexpr const char* kSetting = "glibc.malloc.tcache_count=0";
+    const char* const tunables = std::getenv("GLIBC_TUNABLES");
+    const std::string before = tunables != nullptr ? tunables : "";
+    if (before.find("glibc.malloc.tcache_count") != std::string::npos) return;
+    const std::string after = before.empty() ? kSetting : before + ":" + kSetting;
+    if (::setenv("GLIBC_TUNABLES", after.c_str(), 1) != 0) return;
+    ::execv("/proc/self/exe", argv);
+    if (tunables != nullptr) {
+        ::setenv("GLIBC_TUNABLES", before.c_str(), 1);
+    } else {
+        ::unsetenv("GLIBC_TUNABLES");
+    }
+#else
+    (void)argv;
+#endif
+}
+
 // SQLite's page cache starts each connection with one bulk allocation of
 // SQLITE_DEFAULT_PCACHE_INITSZ pages (20 in Debian's build, about 88 KiB)
 // whether the connection reads that many pages or not; without it a
@@ -192,6 +225,7 @@ int main(int argc, char** argv) {
         print_summary(*config);
         return kExitOk;
     }
+    leave_out_thread_malloc_caches(argv);
     use_one_malloc_arena();
     leave_out_sqlite_bulk_page_allocation();
     configure_log(config->logging.level, config->logging.syslog);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -77,22 +78,33 @@ bool maps_library(pid_t pid, const std::string& library) {
     return read_whole("/proc/" + std::to_string(pid) + "/maps").find(library) != std::string::npos;
 }
 
-}  // namespace
-
-TEST_CASE("outpost-telemetry maps no SQLite and holds no descriptor on the store", "[daemon]") {
-    TempDir dir;
-    // The broker is unreachable: the publisher and the lane keep reconnecting.
+// A configuration with a telemetry lane; the broker is unreachable, so the
+// publisher and the lane keep reconnecting.
+json config_with_telemetry(const TempDir& dir) {
     json config = offline_daemon_config(dir, "gw-footprint");
     config["telemetry"] = {{"datagram_socket", dir.file("telemetry.sock")}};
-    DaemonProcess daemon(dir, config);
+    return config;
+}
+
+// Waits until both processes run and returns outpost-telemetry's pid:
+// outpostd binds its alarm socket after the store is open; the child binds
+// the datagram socket itself.
+pid_t once_both_run(const TempDir& dir, const DaemonProcess& daemon) {
     pid_t telemetry = -1;
-    // outpostd binds its alarm socket after the store is open; the child
-    // binds the datagram socket itself: once both exist, both run.
     REQUIRE(eventually([&] {
         telemetry = telemetry_child(daemon.pid());
         return telemetry > 0 && ::access(dir.file("alarms.sock").c_str(), F_OK) == 0 &&
                ::access(dir.file("telemetry.sock").c_str(), F_OK) == 0;
     }));
+    return telemetry;
+}
+
+}  // namespace
+
+TEST_CASE("outpost-telemetry maps no SQLite and holds no descriptor on the store", "[daemon]") {
+    TempDir dir;
+    DaemonProcess daemon(dir, config_with_telemetry(dir));
+    const pid_t telemetry = once_both_run(dir, daemon);
     INFO("outpostd pid " << daemon.pid() << ", outpost-telemetry pid " << telemetry);
     // The probes see what they look for: outpostd itself has both.
     REQUIRE(maps_library(daemon.pid(), "libsqlite3"));
@@ -102,3 +114,33 @@ TEST_CASE("outpost-telemetry maps no SQLite and holds no descriptor on the store
     CHECK(descriptors_on(telemetry, dir.file("outbox.db")) == 0);
     CHECK(daemon.terminate() == 0);
 }
+
+#if defined(__GLIBC__)
+namespace {
+
+// GLIBC_TUNABLES as `pid` was started with it ("" if absent).
+std::string glibc_tunables(pid_t pid) {
+    std::istringstream environment(read_whole("/proc/" + std::to_string(pid) + "/environ"));
+    for (std::string item; std::getline(environment, item, '\0');) {
+        if (item.rfind("GLIBC_TUNABLES=", 0) == 0) return item.substr(15);
+    }
+    return "";
+}
+
+}  // namespace
+
+// docs/DESIGN.md, "Memory": glibc's per-thread caches pinned freed chunks
+// in the heap; outpostd runs itself once more with them off.
+TEST_CASE("outpostd and outpost-telemetry run without glibc's per-thread malloc caches",
+          "[daemon]") {
+    // glibc's loader ends the process's own copy of GLIBC_TUNABLES after
+    // the first setting it applied: started without one, ours is the first.
+    ::unsetenv("GLIBC_TUNABLES");
+    TempDir dir;
+    DaemonProcess daemon(dir, config_with_telemetry(dir));
+    const pid_t telemetry = once_both_run(dir, daemon);
+    CHECK(glibc_tunables(daemon.pid()).find("glibc.malloc.tcache_count=0") != std::string::npos);
+    CHECK(glibc_tunables(telemetry).find("glibc.malloc.tcache_count=0") != std::string::npos);
+    CHECK(daemon.terminate() == 0);
+}
+#endif
