@@ -365,7 +365,6 @@ Result<ConfirmStatements> confirm_statements(StoreCore& core) {
         sql_literal(OutboxState::kSent) + " AND confirmed IS NULL";
     static const std::string kIsConfirmed =
         "SELECT 1 FROM outbox WHERE id = ?1 AND confirmed IS NOT NULL";
-    ConfirmStatements statements;
     auto confirm = core.cached(kConfirm);
     if (!confirm) return confirm.status();
     auto is_confirmed = core.cached(kIsConfirmed);
