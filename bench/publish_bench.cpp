@@ -376,7 +376,8 @@ nlohmann::json drain(const testing::Mosquitto& broker, const Args& args, bool re
             {"publisher_per_s", static_cast<int64_t>(rate)},
             {"raw_paho_per_s", static_cast<int64_t>(raw_rate)},
             {"ratio", std::round(rate / raw_rate * 100) / 100},
-            {"target_ratio", 0.8},
+            // Issue 17: drain >= 0.9 of raw paho; with receipts on, confirmed >= 0.8.
+            {"target_ratio", receipts ? 0.8 : 0.9},
             {"wal_bytes_per_alarm", last.wal_total_bytes / alarms},
             {"wal_insert_bytes_per_alarm", last.wal_insert_bytes / alarms},
             {"wal_mark_bytes_per_alarm", (last.wal_total_bytes - last.wal_insert_bytes) / alarms},
