@@ -80,10 +80,12 @@ PublisherStatus Publisher::Impl::status() const {
         std::lock_guard<std::mutex> lock(shared_mutex_);
         status = shared_;
     }
-    status.commit_to_ack_p50_us = commit_latency_.percentile(0.50);
-    status.commit_to_ack_p99_us = commit_latency_.percentile(0.99);
-    status.publish_to_ack_p50_us = publish_latency_.percentile(0.50);
-    status.publish_to_ack_p99_us = publish_latency_.percentile(0.99);
+    const publish::LatencySampler::Quantiles commit = commit_latency_.quantiles();
+    const publish::LatencySampler::Quantiles publish = publish_latency_.quantiles();
+    status.commit_to_ack_p50_us = commit.p50;
+    status.commit_to_ack_p99_us = commit.p99;
+    status.publish_to_ack_p50_us = publish.p50;
+    status.publish_to_ack_p99_us = publish.p99;
     // The millisecond figures keep their meaning: whole milliseconds.
     auto to_ms = [](int64_t us) { return us < 0 ? us : us / 1000; };
     status.commit_to_ack_p50_ms = to_ms(status.commit_to_ack_p50_us);
