@@ -38,6 +38,24 @@ Recorded record(Store& store, int count) {
     return recorded;
 }
 
+// A store with `count` recorded alarms and the lease taken: what every
+// receipt case starts from.
+struct Leased {
+    explicit Leased(int count, const Clock* clock = nullptr)
+        : path(dir.file("o.db")),
+          store(open_store(path, test_options(clock))),
+          rows(record(*store, count)) {
+        auto acquired = acquire_epoch(core_of(*store), "test");
+        REQUIRE_OK(acquired);
+        epoch = *acquired;
+    }
+    TempDir dir;
+    const std::string path;
+    std::unique_ptr<Store> store;
+    Recorded rows;
+    int64_t epoch = 0;
+};
+
 // The figures from the rows themselves, to hold the summary to (S1/S2).
 void check_counts_match_rows(Store& store, const std::string& path) {
     RawSqlite db(path);
@@ -53,18 +71,13 @@ void check_counts_match_rows(Store& store, const std::string& path) {
 }  // namespace
 
 TEST_CASE("a receipt confirms SENT rows only, never moves a row back, and counts the rest") {
-    TempDir dir;
-    const std::string path = dir.file("o.db");
-    auto store = open_store(path, test_options());
-    Recorded rows = record(*store, 5);
-    auto epoch = acquire_epoch(core_of(*store), "test");
-    REQUIRE_OK(epoch);
-    REQUIRE_OK(mark_sent(core_of(*store), {rows.ids[0], rows.ids[1], rows.ids[2]}, *epoch));
+    Leased leased(5);
+    auto& [dir, path, store, rows, epoch] = leased;
+    REQUIRE_OK(mark_sent(core_of(*store), {rows.ids[0], rows.ids[1], rows.ids[2]}, epoch));
 
     const std::string unknown = "018f0000-0000-7000-8000-00000000abcd";
-    auto counts =
-        confirm_events(core_of(*store),
-                       {rows.event_ids[0], rows.event_ids[1], rows.event_ids[3], unknown}, *epoch);
+    auto counts = confirm_events(
+        core_of(*store), {rows.event_ids[0], rows.event_ids[1], rows.event_ids[3], unknown}, epoch);
     REQUIRE_OK(counts);
     CHECK(counts->confirmed == std::vector<std::string>{rows.event_ids[0], rows.event_ids[1]});
     CHECK(counts->not_sent == std::vector<std::string>{rows.event_ids[3]});  // PENDING: left alone
@@ -73,15 +86,15 @@ TEST_CASE("a receipt confirms SENT rows only, never moves a row back, and counts
     CHECK(store->stats()->pending == 2);
 
     // Repeated: already confirmed, nothing changes.
-    auto again = confirm_events(core_of(*store), {rows.event_ids[0]}, *epoch);
+    auto again = confirm_events(core_of(*store), {rows.event_ids[0]}, epoch);
     REQUIRE_OK(again);
     CHECK(again->already_confirmed == std::vector<std::string>{rows.event_ids[0]});
     CHECK(again->confirmed.empty());
     CHECK(store->stats()->confirmed == 2);
 
     // Nothing the publisher does afterwards moves a confirmed row back.
-    REQUIRE_OK(mark_sent(core_of(*store), {rows.ids[0]}, *epoch));
-    auto failure = record_failure(core_of(*store), rows.ids[0], "late refusal", *epoch, 1);
+    REQUIRE_OK(mark_sent(core_of(*store), {rows.ids[0]}, epoch));
+    auto failure = record_failure(core_of(*store), rows.ids[0], "late refusal", epoch, 1);
     REQUIRE_OK(failure);
     CHECK_FALSE(*failure);
     StoreAdmin admin(*store);
@@ -94,20 +107,16 @@ TEST_CASE("a receipt confirms SENT rows only, never moves a row back, and counts
 }
 
 TEST_CASE("row hints only spare the lookup: a wrong hint confirms no other row") {
-    TempDir dir;
-    const std::string path = dir.file("o.db");
-    auto store = open_store(path, test_options());
-    Recorded rows = record(*store, 5);
-    auto epoch = acquire_epoch(core_of(*store), "test");
-    REQUIRE_OK(epoch);
-    REQUIRE_OK(mark_sent(core_of(*store), rows.ids, *epoch));
+    Leased leased(5);
+    auto& [dir, path, store, rows, epoch] = leased;
+    REQUIRE_OK(mark_sent(core_of(*store), rows.ids, epoch));
 
     const std::string unknown = "018f0000-0000-7000-8000-00000000abcd";
     // Right hint, a hint at another SENT row, no hint, and an unknown id
     // hinted at a real row: each eventId confirms its own row or nothing.
     auto counts = confirm_events(core_of(*store),
                                  {rows.event_ids[0], rows.event_ids[1], rows.event_ids[2], unknown},
-                                 *epoch, {rows.ids[0], rows.ids[3], 0, rows.ids[4]});
+                                 epoch, {rows.ids[0], rows.ids[3], 0, rows.ids[4]});
     REQUIRE_OK(counts);
     CHECK(counts->confirmed ==
           std::vector<std::string>{rows.event_ids[0], rows.event_ids[1], rows.event_ids[2]});
@@ -139,14 +148,10 @@ TEST_CASE("one receipt is one transaction, and a stale lease confirms nothing") 
 }
 
 TEST_CASE("queued receipts confirm in one transaction, each counted as if alone") {
-    TempDir dir;
-    const std::string path = dir.file("o.db");
-    auto store = open_store(path, test_options());
-    Recorded rows = record(*store, 6);
-    auto epoch = acquire_epoch(core_of(*store), "test");
-    REQUIRE_OK(epoch);
+    Leased leased(6);
+    auto& [dir, path, store, rows, epoch] = leased;
     std::vector<int64_t> sent(rows.ids.begin(), rows.ids.begin() + 5);  // the last stays PENDING
-    REQUIRE_OK(mark_sent(core_of(*store), sent, *epoch));
+    REQUIRE_OK(mark_sent(core_of(*store), sent, epoch));
 
     const std::string other_gateways = "018f0000-0000-7000-8000-00000000abcd";
     const auto& e = rows.event_ids;
@@ -157,7 +162,7 @@ TEST_CASE("queued receipts confirm in one transaction, each counted as if alone"
         {{e[3]}, {rows.ids[4]}},                                  // a wrong hint
     };
     const uint64_t commits_before = store->stats()->commits;
-    auto counts = confirm_receipts(core_of(*store), receipts, *epoch);
+    auto counts = confirm_receipts(core_of(*store), receipts, epoch);
     REQUIRE_OK(counts);
     CHECK(store->stats()->commits == commits_before + 1);
     REQUIRE(counts->size() == 4);
@@ -177,22 +182,19 @@ TEST_CASE("queued receipts confirm in one transaction, each counted as if alone"
     // A stale lease's batch confirms none of it.
     auto newer = acquire_epoch(core_of(*store), "newer");
     REQUIRE_OK(newer);
-    auto stale = confirm_receipts(core_of(*store), {{{e[4]}, {}}}, *epoch);
+    auto stale = confirm_receipts(core_of(*store), {{{e[4]}, {}}}, epoch);
     CHECK(stale.status().code() == StatusCode::kFenced);
     CHECK_FALSE(admin.find_event(e[4])->confirmed);
     CHECK(store->stats()->confirmed == 4);
 }
 
 TEST_CASE("with receipts on, purges remove confirmed rows only; counters stay exact") {
-    TempDir dir;
-    const std::string path = dir.file("o.db");
     ManualClock clock;
-    auto store = open_store(path, test_options(&clock));
-    Recorded rows = record(*store, 5);
-    auto epoch = acquire_epoch(core_of(*store), "test");
+    Leased leased(5, &clock);
+    auto& [dir, path, store, rows, epoch] = leased;
     REQUIRE_OK(
-        mark_sent(core_of(*store), {rows.ids[0], rows.ids[1], rows.ids[2], rows.ids[3]}, *epoch));
-    REQUIRE_OK(confirm_events(core_of(*store), {rows.event_ids[1], rows.event_ids[3]}, *epoch));
+        mark_sent(core_of(*store), {rows.ids[0], rows.ids[1], rows.ids[2], rows.ids[3]}, epoch));
+    REQUIRE_OK(confirm_events(core_of(*store), {rows.event_ids[1], rows.event_ids[3]}, epoch));
     clock.advance(48LL * 3600 * 1000);  // past the 24 h retention
 
     core_of(*store).set_purge_confirmed_only(true);
@@ -222,13 +224,10 @@ TEST_CASE("with receipts on, purges remove confirmed rows only; counters stay ex
 }
 
 TEST_CASE("an operator replay of a confirmed row clears its confirmation and the count") {
-    TempDir dir;
-    const std::string path = dir.file("o.db");
-    auto store = open_store(path, test_options());
-    Recorded rows = record(*store, 2);
-    auto epoch = acquire_epoch(core_of(*store), "test");
-    REQUIRE_OK(mark_sent(core_of(*store), rows.ids, *epoch));
-    REQUIRE_OK(confirm_events(core_of(*store), rows.event_ids, *epoch));
+    Leased leased(2);
+    auto& [dir, path, store, rows, epoch] = leased;
+    REQUIRE_OK(mark_sent(core_of(*store), rows.ids, epoch));
+    REQUIRE_OK(confirm_events(core_of(*store), rows.event_ids, epoch));
     StoreAdmin admin(*store);
     REQUIRE_OK(admin.replay_event(rows.event_ids[0], "consumer lost it", "test"));
     auto row = admin.find_event(rows.event_ids[0]);
