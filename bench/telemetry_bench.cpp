@@ -60,7 +60,6 @@
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -70,6 +69,7 @@
 #include "mosquitto_fixture.h"
 #include "outpost/publisher.h"
 #include "outpost/store.h"
+#include "process_cpu.h"
 #include "sensor_telemetry.h"
 #include "temp_dir.h"
 #include "thread_cpu.h"
@@ -335,22 +335,6 @@ std::unique_ptr<daemon::TelemetrySupervisor> start_telemetry_process(
     return std::move(*supervisor);
 }
 
-// CPU seconds (user + system) `pid` has used so far; 0 if unreadable.
-double cpu_seconds(pid_t pid) {
-    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    const size_t close = text.rfind(')');
-    if (close == std::string::npos) return 0;
-    std::istringstream fields(text.substr(close + 2));
-    std::string field;
-    unsigned long long utime = 0, stime = 0;
-    for (int i = 3; i <= 15 && fields >> field; ++i) {  // fields 3.. after "(comm)"
-        if (i == 14) utime = std::stoull(field);
-        if (i == 15) stime = std::stoull(field);
-    }
-    return static_cast<double>(utime + stime) / static_cast<double>(::sysconf(_SC_CLK_TCK));
-}
-
 std::string load_average() {
     std::ifstream in("/proc/loadavg");
     std::string one, five, fifteen;
@@ -587,7 +571,8 @@ int main(int argc, char** argv) {
     if (args.idle_lane != 0) add_lane("idle", "idle");
     if (args.control != 0) add_kind("paho").paho = true;
     std::vector<double> lane_cpu_before;
-    for (const auto& lane : lanes) lane_cpu_before.push_back(cpu_seconds(lane->pid()));
+    for (const auto& lane : lanes)
+        lane_cpu_before.push_back(bench::process_cpu_seconds(lane->pid()));
     TelemetryConsumer telemetry_consumer(broker, dir);
     boost_this_process(args.alarm_nice_boost);  // after the children above: not theirs
 
@@ -609,7 +594,8 @@ int main(int argc, char** argv) {
     }
     const nlohmann::json disk_after = disk_limit(dir.path());
     for (size_t i = 0; i < lanes.size(); ++i) {
-        kinds[i + 1].lane_cpu_seconds = cpu_seconds(lanes[i]->pid()) - lane_cpu_before[i];
+        kinds[i + 1].lane_cpu_seconds =
+            bench::process_cpu_seconds(lanes[i]->pid()) - lane_cpu_before[i];
     }
     std::vector<TelemetryStats> lane_stats;
     for (auto& lane : lanes) {
