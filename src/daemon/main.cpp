@@ -2,6 +2,7 @@
 // telemetry lane, the alarm ingestion socket and the metrics endpoint from
 // one JSON configuration. See --help.
 #include <malloc.h>
+#include <sys/prctl.h>
 #include <sqlite3.h>
 #include <unistd.h>
 
@@ -196,6 +197,29 @@ void leave_out_thread_malloc_caches(char** argv) {
 #endif
 }
 
+// Executing /proc/self/exe names the process "exe" (the kernel takes a
+// process's name, /proc/PID/comm, from the last part of the path it was
+// executed by): pgrep, pidof, top and the journal would not find outpostd
+// after leave_out_thread_malloc_caches. The name is given back from the
+// file /proc/self/exe points to, as executing that path would have named
+// it ("outpostd", or whatever the file is called; 15 bytes at most). Safe
+// to call in any process: a name is only ever set from the file's own.
+void name_process_after_its_file() {
+#if defined(__linux__)
+    char path[4096];
+    const ssize_t length = ::readlink("/proc/self/exe", path, sizeof path - 1);
+    if (length <= 0) return;
+    std::string file(path, static_cast<size_t>(length));
+    const std::string deleted = " (deleted)";  // replaced on disk since it started
+    if (file.size() > deleted.size() &&
+        file.compare(file.size() - deleted.size(), deleted.size(), deleted) == 0) {
+        file.resize(file.size() - deleted.size());
+    }
+    const std::string name = file.substr(file.rfind('/') + 1).substr(0, 15);
+    if (!name.empty()) ::prctl(PR_SET_NAME, name.c_str(), 0, 0, 0);
+#endif
+}
+
 // SQLite's page cache starts each connection with one bulk allocation of
 // SQLITE_DEFAULT_PCACHE_INITSZ pages (20 in Debian's build, about 88 KiB)
 // whether the connection reads that many pages or not; without it a
@@ -226,6 +250,7 @@ int main(int argc, char** argv) {
         return kExitOk;
     }
     leave_out_thread_malloc_caches(argv);
+    name_process_after_its_file();
     use_one_malloc_arena();
     leave_out_sqlite_bulk_page_allocation();
     configure_log(config->logging.level, config->logging.syslog);

@@ -143,4 +143,17 @@ TEST_CASE("outpostd and outpost-telemetry run without glibc's per-thread malloc 
     CHECK(glibc_tunables(telemetry).find("glibc.malloc.tcache_count=0") != std::string::npos);
     CHECK(daemon.terminate() == 0);
 }
+
+// Running itself again through /proc/self/exe would name the process
+// "exe": pgrep, pidof, top and the journal know it by its name.
+TEST_CASE("outpostd keeps its own process name after running itself again", "[daemon]") {
+    ::unsetenv("GLIBC_TUNABLES");
+    TempDir dir;
+    DaemonProcess daemon(dir, config_with_telemetry(dir));
+    once_both_run(dir, daemon);
+    REQUIRE(glibc_tunables(daemon.pid()).find("glibc.malloc.tcache_count=0") !=
+            std::string::npos);  // it did run itself again
+    CHECK(read_whole("/proc/" + std::to_string(daemon.pid()) + "/comm") == "outpostd\n");
+    CHECK(daemon.terminate() == 0);
+}
 #endif
