@@ -21,6 +21,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "paho/client_setup.h"
 #include "sensor_telemetry.h"
 
 namespace {
@@ -48,6 +49,8 @@ int main(int argc, char** argv) {
     ::sigaction(SIGTERM, &action, nullptr);
     ::sigaction(SIGINT, &action, nullptr);
 
+    // The same paho settings as outpost-telemetry's client.
+    outpost::paho::configure_process();
     mqtt::async_client client(uri, "bench-paho-telemetry-" + std::to_string(::getpid()),
                               mqtt::create_options(MQTTVERSION_5),
                               static_cast<mqtt::iclient_persistence*>(nullptr));

@@ -57,6 +57,7 @@
 #include "mosquitto_fixture.h"
 #include "outpost/publisher.h"
 #include "outpost/store.h"
+#include "paho/client_setup.h"
 #include "receipt_responder.h"
 #include "store/outbox.h"
 #include "store/store_internal.h"
@@ -478,6 +479,9 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "mosquitto is not installed\n");
         return 77;
     }
+    // The bare paho loop runs under the paho settings Outpost's clients get
+    // (trace ring for errors only, OpenSSL left to itself), from round 1.
+    paho::configure_process();
     testing::MosquittoConfig config;
     config.max_inflight_messages = args.window;  // the Receive Maximum both clients see
     testing::Mosquitto broker(config);

@@ -69,6 +69,7 @@
 #include "mosquitto_fixture.h"
 #include "outpost/publisher.h"
 #include "outpost/store.h"
+#include "paho/client_setup.h"
 #include "process_cpu.h"
 #include "sensor_telemetry.h"
 #include "temp_dir.h"
@@ -519,6 +520,9 @@ nlohmann::json disk_limit(const std::string& dir) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    // Its bare paho clients (the round trip, the control's source) run
+    // under the paho settings Outpost's clients get.
+    paho::configure_process();
     Args args;
     if (!bench::parse_int_flags(argc, argv,
                                 {{"--rate", &args.rate},

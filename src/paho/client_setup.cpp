@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <mutex>
 #include <utility>
 
@@ -20,19 +21,41 @@ namespace {
 // later initialise themselves at their first use, so a plain tcp:// client
 // never pays for it and an ssl:// one gets what it uses when it uses it.
 void leave_openssl_init_to_openssl() {
-    static std::once_flag once;
-    std::call_once(once, [] {
-        MQTTAsync_init_options init = MQTTAsync_init_options_initializer;
-        init.do_openssl_init = 0;
-        MQTTAsync_global_init(&init);
-    });
+    MQTTAsync_init_options init = MQTTAsync_init_options_initializer;
+    init.do_openssl_init = 0;
+    MQTTAsync_global_init(&init);
+}
+
+// paho C 1.3.12 records every function entry and exit of its own code
+// (level TRACE_MINIMUM, its default) into a ring of 400 entries of 312
+// bytes that it allocates when its first client is created (Log.c), taking
+// a second process-wide mutex and copying the function's name for each:
+// 125 KB resident in every process, written for nothing unless a trace
+// is switched on. MQTTASYNC_TRACE_ERROR keeps errors only, so the ring is
+// allocated but never written (its pages are never touched) and the entry
+// and exit records are skipped (paho's own call-stack bookkeeping
+// remains). An operator who sets MQTT_C_CLIENT_TRACE or
+// MQTT_C_CLIENT_TRACE_LEVEL to debug paho keeps paho's default.
+void record_errors_only_in_paho_trace() {
+    if (std::getenv("MQTT_C_CLIENT_TRACE") != nullptr ||
+        std::getenv("MQTT_C_CLIENT_TRACE_LEVEL") != nullptr)
+        return;
+    MQTTAsync_setTraceLevel(MQTTASYNC_TRACE_ERROR);
 }
 
 }  // namespace
 
+void configure_process() {
+    static std::once_flag once;
+    std::call_once(once, [] {
+        leave_openssl_init_to_openssl();
+        record_errors_only_in_paho_trace();
+    });
+}
+
 Result<std::unique_ptr<mqtt::async_client>> make_client(const ConnectSettings& settings,
                                                         const std::string& what, int client_queue) {
-    leave_openssl_init_to_openssl();
+    configure_process();
     try {
         mqtt::create_options create(MQTTVERSION_5);
         create.set_send_while_disconnected(false);

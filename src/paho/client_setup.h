@@ -35,6 +35,13 @@ namespace outpost::paho {
 // for another bound (paho's default).
 constexpr int kDefaultClientQueue = 100;
 
+// paho's process-wide settings, applied once: OpenSSL left to initialise
+// itself at its first use, and paho's trace ring written for errors only
+// (see client_setup.cpp). make_client() calls it; code that creates paho
+// clients of its own (the benches' bare paho loops) calls it first, so
+// they run under the same settings as Outpost's clients.
+void configure_process();
+
 // An MQTT v5 client for settings.uri and settings.client_id, with no
 // persistence and no publishing while disconnected; at most
 // `client_queue` publishes wait inside paho (beyond that publish throws
