@@ -39,7 +39,7 @@ Status RocketMqSink::send(const SinkMessage& message, std::optional<std::int32_t
                        message.sharding_key, message.properties, response_code);
     if (!receipt.is_ok()) return receipt.status();
     if (receipt->status != rocketmq::SendStatus::kSendOk) {
-        *response_code = rocketmq::send_status_code(receipt->status);
+        *response_code = receipt->response_code;
         return Status::error(StatusCode::kOutcomeUnknown,
                              std::string("broker ") + receipt->broker_name +
                                  " stored the message with " +

@@ -240,6 +240,7 @@ Result<SendReceipt> Producer::send_attempts(OutgoingMessage message,
             case SendDisposition::kStored: {
                 SendReceipt receipt;
                 receipt.status = send_status_for(response->code);
+                receipt.response_code = response->code;
                 receipt.message_id = message.unique_key;
                 receipt.offset_message_id = field_as_string(*response, "msgId");
                 receipt.broker_name = queue.broker_name;

@@ -49,6 +49,7 @@ struct SendReceipt {
     // is in the broker and must not be resent, but its durability guarantee
     // was not met; Producer::counters() counts these separately.
     SendStatus status = SendStatus::kSendOk;
+    std::int32_t response_code = 0;  // what the broker answered: 0, or 10/11/12
     std::string message_id;         // UNIQ_KEY, as mqadmin queryMsgById takes it
     std::string offset_message_id;  // the broker's storage id
     std::string broker_name;

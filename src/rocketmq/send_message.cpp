@@ -62,20 +62,6 @@ SendStatus send_status_for(std::int32_t code) {
     }
 }
 
-std::int32_t send_status_code(SendStatus status) {
-    switch (status) {
-        case SendStatus::kFlushDiskTimeout:
-            return kResponseFlushDiskTimeout;
-        case SendStatus::kFlushSlaveTimeout:
-            return kResponseFlushSlaveTimeout;
-        case SendStatus::kSlaveNotAvailable:
-            return kResponseSlaveNotAvailable;
-        case SendStatus::kSendOk:
-            break;
-    }
-    return kResponseSuccess;
-}
-
 bool is_reserved_property_name(const std::string& name) {
     // Upstream MessageConst names a sender must not set by hand.
     static const std::set<std::string> kReserved = {

@@ -61,9 +61,6 @@ SendDisposition classify_send_response(std::int32_t code);
 // SendStatus for a code classified kStored.
 SendStatus send_status_for(std::int32_t code);
 
-// The response code that answers with `status` (send_status_for reversed).
-std::int32_t send_status_code(SendStatus status);
-
 // Builds the request for `message` on `queue`. Fails with kInvalidArgument
 // when tags, keys, the sharding key or a user property contain the property
 // separators, or a user property name is empty or reserved.
