@@ -383,6 +383,18 @@ Result<ConfirmStatements> confirm_statements(StoreCore& core) {
     return ConfirmStatements{*confirm, *is_confirmed, *probe, *legacy, *bounds};
 }
 
+// The row of `event_id` in this store: at `hint` (the row id the receipt
+// carries back) when that row holds it, else by bisection. kNotFound: not
+// this store's event.
+Result<int64_t> locate_event(ConfirmStatements& statements, int64_t hint,
+                             const std::string& event_id) {
+    if (hint > 0) {
+        auto at_hint = find_at_hint(*statements.probe, hint, event_id);
+        if (at_hint || at_hint.status().code() != StatusCode::kNotFound) return at_hint;
+    }
+    return find_in(*statements.probe, *statements.legacy, statements.bounds, event_id);
+}
+
 // Confirms one receipt's ids inside the open transaction; `counts` says
 // what happened to each.
 Status confirm_receipt(StoreCore& core, ConfirmStatements& statements, const ReceiptIds& receipt,
@@ -392,11 +404,7 @@ Status confirm_receipt(StoreCore& core, ConfirmStatements& statements, const Rec
         const std::string& event_id = event_ids[i];
         // This store's rows only: an id of another gateway is not here.
         const int64_t hint = i < receipt.row_hints.size() ? receipt.row_hints[i] : 0;
-        auto id = hint > 0 ? find_at_hint(*statements.probe, hint, event_id)
-                           : Result<int64_t>(Status::error(StatusCode::kNotFound, "no hint"));
-        if (!id && id.status().code() == StatusCode::kNotFound) {
-            id = find_in(*statements.probe, *statements.legacy, statements.bounds, event_id);
-        }
+        auto id = locate_event(statements, hint, event_id);
         if (!id && id.status().code() == StatusCode::kNotFound) {
             counts.unknown.push_back(event_id);
             continue;
