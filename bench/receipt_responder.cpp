@@ -93,7 +93,8 @@ int run_receipt_responder(int argc, char** argv) {
     (*client)->set_message_callback([&](mqtt::const_message_ptr message) {
         offers.arrived(message->get_topic(), message->to_string());
     });
-    auto connack = paho::connect(**client, settings, "responder connect to " + uri);
+    paho::PendingConnect pending;  // one attempt: a timeout ends the responder
+    auto connack = paho::connect(**client, settings, "responder connect to " + uri, pending);
     if (!connack) fail(connack.status().to_string());
     try {
         (*client)->subscribe(kAlarmFilter, 1)->wait_for(kReadyLimit);

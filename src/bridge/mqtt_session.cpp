@@ -53,6 +53,16 @@
 //     callback: a live session holding a message during a RocketMQ outage
 //     blocks delivery to the retired one too). Every message it took went
 //     through the same callback (invariants 1 to 3).
+//  8. No second CONNECT while paho may still complete the last one. A
+//     connect times out when paho's receive thread (one per process) is held
+//     in a callback and cannot read the CONNACK; the attempt then stays
+//     queued in paho, a new connect() on that client is ignored (-18) or
+//     races it, and a late CONNACK completes a connection nobody set up. So
+//     a session waits until the timed-out attempt's token completes (and
+//     disconnects if it completed connected) before connecting again, and a
+//     retired session does not connect at all while any callback of the
+//     process runs (bridge/RocketMQ outage test: a restart during an outage
+//     left the live session unable to reconnect once RocketMQ returned).
 #include "bridge/mqtt_session.h"
 
 #include <mqtt/async_client.h>
@@ -89,6 +99,8 @@ class ReceiveThreadBusy final {
         return busy;
     }
     void enter() { started_ns_.store(now_ns()); }
+    // Whether a callback runs now: no CONNACK is read until it returns.
+    bool held() const { return started_ns_.load() != 0; }
     void leave() {
         const std::int64_t started = started_ns_.exchange(0);
         if (started != 0) total_ns_.fetch_add(now_ns() - started);
@@ -153,6 +165,10 @@ class PahoSession final : public MqttSession {
         bool connected = false;
         while (!stop_.stop_requested()) {
             if (std::optional<SessionEnd> end = callback_end()) return *end;
+            if (!connected && !ready_to_connect()) {  // invariant 8
+                stop_.wait_for(kPollSlice);
+                continue;
+            }
             if (!connected) {
                 Status status = connect_and_subscribe();
                 if (!status.is_ok()) {
@@ -259,6 +275,18 @@ class PahoSession final : public MqttSession {
         changed_.notify_all();
     }
 
+    // Invariant 8: no attempt of this client is still queued in paho, and a
+    // retired session waits while any callback of the process runs.
+    bool ready_to_connect() {
+        if (pending_connect_.in_progress()) return false;
+        if (pending_connect_.finished_connected()) {
+            log_warning("MQTT connect as " + config_.mqtt.client_id +
+                        " completed after its timeout; starting it again");
+            if (!disconnect_bounded()) return false;
+        }
+        return !(retired_ && ReceiveThreadBusy::process().held());
+    }
+
     Status connect_and_subscribe() {
         const std::string where = config_.mqtt.uri + " as " + config_.mqtt.client_id;
         const auto timeout = std::chrono::seconds(config_.mqtt.connect_timeout_s + 2);
@@ -266,7 +294,8 @@ class PahoSession final : public MqttSession {
             std::lock_guard<std::mutex> lock(mutex_);
             lost_ = false;  // before connect(): a loss right after it must count
         }
-        auto connack = paho::connect(*client_, settings_, "MQTT connect to " + where);
+        auto connack =
+            paho::connect(*client_, settings_, "MQTT connect to " + where, pending_connect_);
         if (!connack.is_ok()) {
             return Status::error(StatusCode::kUnavailable, connack.status().message());
         }
@@ -427,8 +456,10 @@ class PahoSession final : public MqttSession {
         if (!disconnect_bounded()) return SessionEnd::kHeldUnacknowledged;
         paho::ConnectSettings discard = settings_;
         discard.session_expiry_s = 0;
-        auto connack = paho::connect(
-            *client_, discard, "MQTT connect to end retired session " + config_.mqtt.client_id);
+        auto connack =
+            paho::connect(*client_, discard,
+                          "MQTT connect to end retired session " + config_.mqtt.client_id,
+                          pending_connect_);
         if (!connack.is_ok()) {
             // Still drained and out of the group: the next start ends it.
             log_warning(connack.status().message());
@@ -474,6 +505,7 @@ class PahoSession final : public MqttSession {
     const paho::ConnectSettings settings_;
     std::unique_ptr<mqtt::async_client> client_;
     Backoff reconnect_backoff_;  // run() thread only
+    paho::PendingConnect pending_connect_;  // invariant 8; run() thread only
 
     std::mutex mutex_;
     std::condition_variable changed_;  // lost_, parked_ or in_callback_ changed

@@ -88,7 +88,8 @@ class PahoReceiptSender final : public MqttReceiptSender {
         if (now < next_attempt_) {
             return Status::error(StatusCode::kUnavailable, "receipt connection is down");
         }
-        auto connack = paho::connect(*client_, settings_, "receipt connect to " + settings_.uri);
+        auto connack = paho::connect(*client_, settings_, "receipt connect to " + settings_.uri,
+                                     pending_connect_);
         if (!connack) {
             ++failures_;
             next_attempt_ = now + backoff_.delay(failures_);
@@ -102,6 +103,7 @@ class PahoReceiptSender final : public MqttReceiptSender {
     const paho::ConnectSettings settings_;
     AckCounter acks_;  // outlives client_: declared before it
     std::unique_ptr<mqtt::async_client> client_;
+    paho::PendingConnect pending_connect_;  // the receipts thread only
     Backoff backoff_;
     std::atomic<bool> connected_{false};  // written by paho's thread too
     int64_t failures_ = 0;

@@ -137,12 +137,19 @@ Connack read_connack(const mqtt::token& token) {
 }  // namespace
 
 Result<Connack> connect(mqtt::async_client& client, const ConnectSettings& settings,
-                        const std::string& what) {
+                        const std::string& what, PendingConnect& pending) {
+    if (pending.in_progress()) {
+        return Status::error(StatusCode::kUnavailable,
+                             what + ": the last attempt, which timed out, is still in progress "
+                                    "inside paho; not starting another");
+    }
+    pending.token_.reset();
     mqtt::connect_options options;  // lives until connect() returned
     fill_connect_options(settings, options);
     try {
         mqtt::token_ptr token = client.connect(options);
         if (!token->wait_for(settings.connect_timeout + std::chrono::seconds(2))) {
+            pending.token_ = token;
             return Status::error(StatusCode::kTimeout, what + " timed out");
         }
         return read_connack(*token);

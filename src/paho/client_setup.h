@@ -60,15 +60,45 @@ struct Connack {
     int64_t maximum_packet_size = 0;  // bytes; 0 when not announced
 };
 
+// A connect attempt that timed out and that paho may still complete: one per
+// client, kept by its owner and passed to every connect() of that client.
+// Why it matters (paho C 1.3.12 with paho C++ 1.2.0): MQTTAsync_connect
+// stores the new attempt's callbacks and context in the client before it
+// finds the last attempt still queued and returns -18 (ignored); paho C++
+// then frees that context (a token), and when the queued attempt finishes,
+// paho calls into the freed token from its receive thread (a segfault in
+// mqtt::token::on_success5: the bridge's RocketMQ outage test, where a
+// callback held paho's receive thread past several connect timeouts). So no
+// connect() starts while the last timed-out attempt is in progress.
+class PendingConnect final {
+  public:
+    // True while paho may still complete the timed-out attempt.
+    bool in_progress() const { return token_ && !token_->is_complete(); }
+    // Once it is finished: whether it connected after all (the client is
+    // then connected without its owner knowing). Forgets it either way.
+    bool finished_connected() {
+        const bool connected = token_ && token_->is_complete() && token_->get_return_code() == 0;
+        if (token_ && token_->is_complete()) token_.reset();
+        return connected;
+    }
+
+  private:
+    friend Result<Connack> connect(mqtt::async_client&, const ConnectSettings&,
+                                   const std::string&, PendingConnect&);
+    mqtt::token_ptr token_;
+};
+
 // Connects `client` with options filled in place from `settings` and waits
 // for CONNACK up to settings.connect_timeout + 2 s (paho's own connect
 // timeout fires first; a token's wait() has none). Errors, each message led
 // by `what` ("connect to tcp://..."):
 //   kTimeout      no answer in time: the attempt may still finish inside
-//                 paho, so the caller disconnects or waits for its loss;
-//   kUnavailable  refused (the CONNACK's reason), unreachable, TLS failure.
+//                 paho (`pending` keeps it), so the caller disconnects or
+//                 waits for its loss;
+//   kUnavailable  refused (the CONNACK's reason), unreachable, TLS failure,
+//                 or `pending` still in progress (nothing was started).
 Result<Connack> connect(mqtt::async_client& client, const ConnectSettings& settings,
-                        const std::string& what);
+                        const std::string& what, PendingConnect& pending);
 
 // Calls `on_end(cause)` on paho's thread when an established connection
 // ends: lost ("connection lost: ...") or closed by the broker ("broker sent

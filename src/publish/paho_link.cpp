@@ -94,7 +94,8 @@ class PahoLink final : public MqttLink {
     }
 
     Result<BrokerLimits> connect() override {
-        auto connack = paho::connect(*client_, settings_, "connect to " + settings_.uri);
+        auto connack =
+            paho::connect(*client_, settings_, "connect to " + settings_.uri, pending_connect_);
         if (!connack) {
             if (connack.status().code() == StatusCode::kTimeout) {
                 // Best effort: abandon an attempt paho may still complete; the
@@ -190,6 +191,7 @@ class PahoLink final : public MqttLink {
     Inbox& inbox_;
     OutcomeListener listener_;  // outlives client_: declared before it
     std::unique_ptr<mqtt::async_client> client_;
+    paho::PendingConnect pending_connect_;  // the publisher thread only
 };
 
 }  // namespace

@@ -45,7 +45,8 @@ class PahoSender final : public MqttSender {
     }
 
     Status connect() override {
-        auto connack = paho::connect(*client_, settings_, "telemetry connect to " + settings_.uri);
+        auto connack = paho::connect(*client_, settings_, "telemetry connect to " + settings_.uri,
+                                     pending_connect_);
         if (connack) return Status::ok();
         if (connack.status().code() == StatusCode::kTimeout) {
             disconnect(std::chrono::milliseconds(0));
@@ -90,6 +91,7 @@ class PahoSender final : public MqttSender {
   private:
     const paho::ConnectSettings settings_;
     std::unique_ptr<mqtt::async_client> client_;
+    paho::PendingConnect pending_connect_;  // the lane's sending thread only
 };
 
 }  // namespace

@@ -30,7 +30,8 @@ std::unique_ptr<mqtt::async_client> create_and_fail_to_connect(const char* clien
     settings.connect_timeout = std::chrono::seconds(2);
     auto client = paho::make_client(settings, "MQTT client");
     REQUIRE(client.is_ok());
-    CHECK_FALSE(paho::connect(**client, settings, "connect").is_ok());
+    paho::PendingConnect pending;
+    CHECK_FALSE(paho::connect(**client, settings, "connect", pending).is_ok());
     return std::move(*client);
 }
 
