@@ -31,7 +31,10 @@
 // status); in the bare paho phase the main thread is the publishing
 // application and counts. "cpu_ratio": publisher process / raw process,
 // the median of the rounds' ratios (each round's two phases run back to
-// back, so they share the machine's load of the moment).
+// back, so they share the machine's load of the moment). "cores_busy" /
+// "raw_paho_cores_busy": the cores each phase kept busy (gateway process,
+// broker, responder), of "cores": a phase well below them is bound by its
+// hand-offs and round trips, not by the machine's CPU.
 //
 // Usage: publish_bench [--alarms=20000] [--window=20] [--rate=500]
 //                      [--seconds=5] [--devices=16] [--rounds=3]
@@ -344,11 +347,22 @@ DrainRound drain_round(const testing::Mosquitto& broker, const Args& args, bool 
     return round;
 }
 
+// Cores a phase kept busy: its CPU per alarm (the gateway process, the
+// broker, the responder) times its alarms per second.
+double cores_busy(const std::map<std::string, double>& us_per_alarm, double alarms_per_s) {
+    double us = us_per_alarm.at("process") + us_per_alarm.at("broker");
+    if (auto responder = us_per_alarm.find("responder"); responder != us_per_alarm.end()) {
+        us += responder->second;
+    }
+    return us * alarms_per_s / 1e6;
+}
+
 // Three rounds, medians: a shared 2-core box makes single runs noisy.
 nlohmann::json drain(const testing::Mosquitto& broker, const Args& args, bool receipts) {
     std::vector<DrainRound> rounds;
     for (int i = 0; i < args.rounds; ++i) rounds.push_back(drain_round(broker, args, receipts));
     std::vector<double> publisher_rates, sent_rates, raw_rates, ratios, cpu_ratios, commit_rates;
+    std::vector<double> cores, raw_cores;
     std::vector<std::map<std::string, double>> cpu, raw_cpu;
     bool drained = true;
     for (const auto& round : rounds) {
@@ -360,6 +374,8 @@ nlohmann::json drain(const testing::Mosquitto& broker, const Args& args, bool re
         raw_rates.push_back(round.raw_rate);
         ratios.push_back(round.publisher_rate / round.raw_rate);
         commit_rates.push_back(1000.0 * static_cast<double>(round.drain_commits) / args.alarms);
+        cores.push_back(cores_busy(round.cpu_us, round.publisher_rate));
+        raw_cores.push_back(cores_busy(round.raw_cpu_us, round.raw_rate));
         drained = drained && round.drained;
     }
     const double rate = bench::median(publisher_rates);
@@ -385,6 +401,11 @@ nlohmann::json drain(const testing::Mosquitto& broker, const Args& args, bool re
             {"cpu_us_per_alarm", median_figures(cpu)},
             {"raw_paho_cpu_us_per_alarm", median_figures(raw_cpu)},
             {"cpu_ratio", std::round(bench::median(cpu_ratios) * 100) / 100},
+            // Is a phase bound by the machine's CPU? Cores its gateway
+            // process, the broker and the responder kept busy, of `cores`.
+            {"cores_busy", std::round(bench::median(cores) * 100) / 100},
+            {"raw_paho_cores_busy", std::round(bench::median(raw_cores) * 100) / 100},
+            {"cores", static_cast<int>(std::thread::hardware_concurrency())},
             // SENT marks and confirmations (and the lease): each a BEGIN,
             // a summary write, a COMMIT and an fsync on outpost-mark.
             {"transactions_per_1000_alarms", std::round(bench::median(commit_rates) * 10) / 10},
