@@ -56,13 +56,14 @@
 //  8. No second CONNECT while paho may still complete the last one. A
 //     connect times out when paho's receive thread (one per process) is held
 //     in a callback and cannot read the CONNACK; the attempt then stays
-//     queued in paho, a new connect() on that client is ignored (-18) or
-//     races it, and a late CONNACK completes a connection nobody set up. So
-//     a session waits until the timed-out attempt's token completes (and
+//     queued in paho, and a new connect() on that client makes paho call
+//     into a freed token when the queued attempt finishes (a segfault:
+//     paho::PendingConnect in paho/client_setup.h, which refuses it). So a
+//     session waits until the timed-out attempt's token completes (and
 //     disconnects if it completed connected) before connecting again, and a
 //     retired session does not connect at all while any callback of the
-//     process runs (bridge/RocketMQ outage test: a restart during an outage
-//     left the live session unable to reconnect once RocketMQ returned).
+//     process runs (bridge/RocketMQ outage test: the bridge restarted during
+//     the outage crashed when RocketMQ returned).
 #include "bridge/mqtt_session.h"
 
 #include <mqtt/async_client.h>
