@@ -34,6 +34,7 @@
 #include "bridge/status_reporter.h"
 #include "bridge/stop_signal.h"
 #include "bridge/watchdog.h"
+#include "common/child_supervisor.h"
 #include "common/listen_address.h"
 #include "common/metrics_server.h"
 #include "common/sd_notify.h"
@@ -316,13 +317,6 @@ int run_bridge(const BridgeConfig& config, int stats_fd,
     std::_Exit(fatal ? kExitFailure : kExitOk);  // no destructors: paho is blocked (see header)
 }
 
-// The path of this binary, for its session processes.
-std::string own_program() {
-    char self[4096];
-    const ssize_t length = ::readlink("/proc/self/exe", self, sizeof self - 1);
-    return length > 0 ? std::string(self, static_cast<std::size_t>(length)) : std::string();
-}
-
 // mqtt.sessions > 1: supervises one session process per session
 // (session_processes.h) and answers for them all: status, metrics, systemd.
 int run_supervisor(const BridgeConfig& config, const std::string& config_path) {
@@ -332,7 +326,7 @@ int run_supervisor(const BridgeConfig& config, const std::string& config_path) {
         log_error(std::string("cannot wait for signals: ") + std::strerror(errno));
         return kExitFailure;
     }
-    const std::string program = own_program();
+    const std::string program = outpost::own_program();
     if (program.empty()) {
         log_error("cannot read /proc/self/exe to start the session processes");
         return kExitFailure;

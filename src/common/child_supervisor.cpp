@@ -286,4 +286,10 @@ void ChildSupervisor::stop() {
     thread_.join();
 }
 
+std::string own_program() {
+    char self[4096];
+    const ssize_t length = ::readlink("/proc/self/exe", self, sizeof self - 1);
+    return length > 0 ? std::string(self, static_cast<std::size_t>(length)) : std::string();
+}
+
 }  // namespace outpost

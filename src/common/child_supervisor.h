@@ -133,6 +133,11 @@ class ChildSupervisor final {
     std::mutex stop_mutex_;            // serialises stop() callers
 };
 
+// The path of the running program (/proc/self/exe), for starting a copy of
+// it or a program installed beside it; empty when it cannot be read. After
+// the file was replaced on disk the kernel appends " (deleted)".
+std::string own_program();
+
 }  // namespace outpost
 
 #endif  // OUTPOST_COMMON_CHILD_SUPERVISOR_H

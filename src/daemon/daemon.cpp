@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "common/child_supervisor.h"
 #include "daemon/log.h"
 #include "daemon/metrics_textfile.h"
 #include "daemon/prometheus.h"
@@ -19,12 +20,10 @@ Result<TelemetrySupervisorOptions> telemetry_process(const DaemonConfig& config)
         return Status::error(StatusCode::kInvalidArgument,
                              "the telemetry process needs the configuration file's path");
     }
-    char self[4096];
-    const ssize_t length = ::readlink("/proc/self/exe", self, sizeof self - 1);
-    if (length <= 0) {
+    std::string program = own_program();
+    if (program.empty()) {
         return Status::error(StatusCode::kIoError, "cannot read /proc/self/exe");
     }
-    std::string program(self, static_cast<size_t>(length));
     program = program.substr(0, program.rfind('/') + 1) + "outpost-telemetry";
     TelemetrySupervisorOptions options;
     options.command = {program, "--config", config.config_path};

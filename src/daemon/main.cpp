@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 
+#include "common/child_supervisor.h"
 #include "common/service_arguments.h"
 #include "daemon/config.h"
 #include "daemon/log.h"
@@ -206,10 +207,7 @@ void leave_out_thread_malloc_caches(char** argv) {
 // to call in any process: a name is only ever set from the file's own.
 void name_process_after_its_file() {
 #if defined(__linux__)
-    char path[4096];
-    const ssize_t length = ::readlink("/proc/self/exe", path, sizeof path - 1);
-    if (length <= 0) return;
-    std::string file(path, static_cast<size_t>(length));
+    std::string file = outpost::own_program();
     const std::string deleted = " (deleted)";  // replaced on disk since it started
     if (file.size() > deleted.size() &&
         file.compare(file.size() - deleted.size(), deleted.size(), deleted) == 0) {
@@ -235,8 +233,9 @@ void name_process_after_its_file() {
 //    victims and groups them by device in temporary b-trees) can take one
 //    block for its sorter, doubled up to the connection's cache size
 //    (256 KiB on the writer); with SQLITE_CONFIG_SMALL_MALLOC SQLite
-//    avoids large allocations where it can and sorts record by record (bench/footprint, alternating runs while a
-//    full store drains: peak median 10.09 -> 9.95 MB).
+//    avoids large allocations where it can and sorts record by record
+//    (bench/footprint, alternating runs while a full store drains: peak
+//    median 10.09 -> 9.95 MB).
 void keep_sqlite_allocations_small() {
     sqlite3_config(SQLITE_CONFIG_PAGECACHE, nullptr, 0, 0);
     sqlite3_config(SQLITE_CONFIG_SMALL_MALLOC, 1);

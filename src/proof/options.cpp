@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "common/child_supervisor.h"
+
 namespace outpost::torture {
 namespace {
 
@@ -100,10 +102,8 @@ L, P and I are all zero.
 
 // outpost-bridge installed beside this program, or in its build tree.
 std::string default_bridge_binary() {
-    char self[4096];
-    const ssize_t length = ::readlink("/proc/self/exe", self, sizeof self - 1);
-    if (length <= 0) return "outpost-bridge";
-    std::string dir(self, static_cast<size_t>(length));
+    std::string dir = own_program();
+    if (dir.empty()) return "outpost-bridge";
     dir = dir.substr(0, dir.rfind('/'));
     const std::string beside = dir + "/outpost-bridge";
     return ::access(beside.c_str(), X_OK) == 0 ? beside : dir + "/../bridge/outpost-bridge";
