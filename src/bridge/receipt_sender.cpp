@@ -84,6 +84,19 @@ class PahoReceiptSender final : public MqttReceiptSender {
   private:
     // The receipts thread only. Tries at most once per backoff pause.
     Status reconnect() {
+        if (pending_connect_.finished_connected()) {
+            // An attempt that timed out (paho's receive thread was held by a
+            // session's callback) connected after all: clean start and no
+            // subscriptions, so it is as good as a new one. Set before the
+            // check, so that a loss in between leaves it false.
+            connected_ = true;
+            if (client_->is_connected()) {
+                failures_ = 0;
+                log_info("receipt connection to " + settings_.uri + " completed after its timeout");
+                return Status::ok();
+            }
+            connected_ = false;
+        }
         const auto now = std::chrono::steady_clock::now();
         if (now < next_attempt_) {
             return Status::error(StatusCode::kUnavailable, "receipt connection is down");

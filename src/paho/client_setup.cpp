@@ -143,6 +143,15 @@ Result<Connack> connect(mqtt::async_client& client, const ConnectSettings& setti
                              what + ": the last attempt, which timed out, is still in progress "
                                     "inside paho; not starting another");
     }
+    // paho C 1.3.12 drops a CONNECT for a connected client and never
+    // answers it (the attempt would time out here and stay in progress for
+    // good). A client is connected behind its owner's back when an attempt
+    // landed after its timeout: PendingConnect::finished_connected().
+    if (client.is_connected()) {
+        return Status::error(StatusCode::kUnavailable,
+                             what + ": the client is already connected; use that connection "
+                                    "or disconnect first");
+    }
     pending.token_.reset();
     mqtt::connect_options options;  // lives until connect() returned
     fill_connect_options(settings, options);

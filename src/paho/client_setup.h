@@ -96,7 +96,9 @@ class PendingConnect final {
 //                 paho (`pending` keeps it), so the caller disconnects or
 //                 waits for its loss;
 //   kUnavailable  refused (the CONNACK's reason), unreachable, TLS failure,
-//                 or `pending` still in progress (nothing was started).
+//                 `pending` still in progress, or `client` already
+//                 connected (an attempt landed after its timeout: paho would
+//                 never answer a second CONNECT; nothing was started).
 Result<Connack> connect(mqtt::async_client& client, const ConnectSettings& settings,
                         const std::string& what, PendingConnect& pending);
 
