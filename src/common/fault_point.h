@@ -64,7 +64,7 @@ struct FaultPointInfo {
 inline constexpr FaultPointInfo kFaultPoints[] = {
     {"store.before_commit", "batch transaction complete, COMMIT not yet run", "store"},
     {"store.after_commit", "COMMIT returned OK, callers not yet released", "store"},
-    {"store.mid_mark", "between two UPDATEs of a batched SENT mark", "store"},
+    {"store.mid_mark", "between two UPDATEs of a batched SENT mark (one per run of consecutive ids)", "store"},
     {"store.mid_purge", "purge deleted alarm records, not yet their events", "store"},
     {"store.before_checkpoint", "WAL hook, checkpoint about to run", "store-long"},
     {"store.after_checkpoint", "WAL hook, checkpoint returned", "store-long"},

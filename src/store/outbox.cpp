@@ -98,6 +98,27 @@ Status submit_isolated(StoreCore& core, std::function<Status(BatchContext&)> app
     return core.submit(op);
 }
 
+// A run of consecutive row ids, first..last inclusive.
+struct IdRun {
+    int64_t first = 0;
+    int64_t last = 0;
+};
+
+// `ids` sorted, repeats dropped, as runs of consecutive ids.
+std::vector<IdRun> consecutive_runs(std::vector<int64_t> ids) {
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    std::vector<IdRun> runs;
+    for (int64_t id : ids) {
+        if (!runs.empty() && runs.back().last + 1 == id) {
+            runs.back().last = id;
+        } else {
+            runs.push_back(IdRun{id, id});
+        }
+    }
+    return runs;
+}
+
 // What a SENT mark adds to its row: the sent boot id (36 characters and its
 // header byte), the uptime (up to 8 bytes), a wider epoch, rounded up. A full
 // store's marks must make room for it (quota.cpp): the page limit's headroom
@@ -317,6 +338,10 @@ Result<int64_t> acquire_epoch(StoreCore& core, const std::string& holder) {
 
 Status mark_sent(StoreCore& core, const std::vector<int64_t>& ids, int64_t epoch) {
     if (ids.empty()) return Status::ok();
+    // One UPDATE per run of consecutive ids, not one per id: a drain's
+    // PUBACKs come in publish order, so a batch is one or two runs. Each
+    // run holds exactly ids of `ids` (P2: only rows with their own PUBACK).
+    const std::vector<IdRun> runs = consecutive_runs(ids);
     WriteOp op;
     op.isolated = true;
     op.growth_bytes = kSentMarkGrowthBytes * ids.size();
@@ -326,18 +351,19 @@ Status mark_sent(StoreCore& core, const std::vector<int64_t>& ids, int64_t epoch
         if (!status) return status;
         static const std::string kMarkSent =
             "UPDATE outbox SET state = " + sql_literal(OutboxState::kSent) +
-            ", epoch = ?1, sent_boot_id = ?2, sent_uptime_ms = ?3 WHERE id = ?4 AND state = " +
-            sql_literal(OutboxState::kPending);
+            ", epoch = ?1, sent_boot_id = ?2, sent_uptime_ms = ?3"
+            " WHERE id BETWEEN ?4 AND ?5 AND state = " +
+            sql_literal(OutboxState::kPending) + " RETURNING id";
         auto stmt = core.cached(kMarkSent);
         if (!stmt) return stmt.status();
-        for (int64_t id : ids) {
+        for (const IdRun& run : runs) {
             (*stmt)->reset();
-            (*stmt)->bind(1, epoch).bind(2, core.boot_id()).bind(3, context.uptime_ms()).bind(4, id);
-            status = (*stmt)->run("marking event SENT");
+            (*stmt)->bind(1, epoch).bind_static(2, core.boot_id()).bind(3, context.uptime_ms());
+            (*stmt)->bind(4, run.first).bind(5, run.last);
+            status = (*stmt)->for_each_row("marking events SENT", [&](const Stmt& row) {
+                context.change().move(OutboxState::kPending, OutboxState::kSent, row.column_int(0));
+            });
             if (!status) return status;
-            if (sqlite3_changes(core.writer().handle()) > 0) {
-                context.change().move(OutboxState::kPending, OutboxState::kSent, id);
-            }
             OUTPOST_FAULT_POINT("store.mid_mark");
         }
         return Status::ok();
