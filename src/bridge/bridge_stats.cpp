@@ -15,6 +15,27 @@ double round_to_hundredths(double value) {
 
 }  // namespace
 
+const char* retired_state_name(RetiredState state) {
+    switch (state) {
+        case RetiredState::kWaiting:
+            return "waiting";
+        case RetiredState::kDraining:
+            return "draining";
+        case RetiredState::kDrained:
+            return "drained";
+        case RetiredState::kEnded:
+            return "ended";
+    }
+    return "waiting";
+}
+
+std::optional<RetiredState> parse_retired_state(std::string_view name) {
+    for (const RetiredState state : kAllRetiredStates) {
+        if (name == retired_state_name(state)) return state;
+    }
+    return std::nullopt;
+}
+
 BridgeStats::BridgeStats() : started_(std::chrono::steady_clock::now()) {}
 
 void BridgeStats::message_received(bool redelivered) {
@@ -65,6 +86,11 @@ void BridgeStats::mqtt_connected(const std::string& client_id, bool connected) {
     session = connected;
 }
 
+void BridgeStats::retired_session(const std::string& client_id, RetiredState state) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    retired_[client_id] = state;
+}
+
 std::uint64_t BridgeStats::forwarded() const {
     std::lock_guard<std::mutex> lock(mutex_);
     return forwarded_;
@@ -94,6 +120,7 @@ BridgeFigures BridgeStats::figures() const {
     figures.held_ms_max = held_ms_max_;
     figures.mqtt_connects = connects_;
     figures.mqtt_sessions = sessions_;
+    figures.retired_sessions = retired_;
     figures.send_latency = latency_;
     figures.rocketmq_refused = refused_;
     return figures;
@@ -131,6 +158,13 @@ std::string figures_json_line(const BridgeFigures& now) {
           {"p50", round_to_hundredths(latency.percentile_us(0.50) / 1000.0)},
           {"p99", round_to_hundredths(latency.percentile_us(0.99) / 1000.0)}}},
         {"mqtt_sessions", sessions}};
+    if (!now.retired_sessions.empty()) {
+        nlohmann::json retired = nlohmann::json::object();
+        for (const auto& [client_id, state] : now.retired_sessions) {
+            retired[client_id] = retired_state_name(state);
+        }
+        line["retired_sessions"] = retired;
+    }
     if (!now.rocketmq_refused.empty()) line["rocketmq_refused"] = now.rocketmq_refused;
     if (now.receipts) {  // receipts (issue 11)
         const ReceiptFigures& receipts = *now.receipts;

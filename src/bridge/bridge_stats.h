@@ -10,6 +10,7 @@
 //    "holding":false, "held_ms_max":1234,
 //    "send_latency_ms":{"count":118,"p50":1.7,"p99":9.5},
 //    "mqtt_sessions":{"outpost-bridge-1":true},
+//    "retired_sessions":{"outpost-bridge-2":"ended","outpost-bridge-3":"draining"},
 //    "receipts":{"ids_offered":110,"ids_sent":110,"ids_dropped":0,
 //                "messages_sent":3,"messages_failed":0,"acked":3,"ack_failed":0},
 //    "rocketmq_refused":"..."}   (only once RocketMQ refused our identity)
@@ -17,6 +18,8 @@
 // "session_processes":{"restarts":0,"pids":[..]} appears only in a bridge
 // whose sessions run in processes of their own (session_processes.h); its
 // counters are the sums over all of them and all their lives.
+// "retired_sessions" appears only in a process that runs retired sessions
+// (mqtt.retired_sessions; RetiredState below).
 // "holding" is true while a message waits inside the callback for RocketMQ.
 // "mqtt_connected" is true while every MQTT session is connected;
 // "mqtt_sessions" tells them apart by client id.
@@ -30,6 +33,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "bridge/latency_histogram.h"
@@ -43,6 +47,23 @@ struct ReceiptFigures {
     std::int64_t ids_offered = 0, ids_sent = 0, ids_dropped = 0;
     std::int64_t messages_sent = 0, messages_failed = 0, acked = 0, ack_failed = 0;
 };
+
+// Where a retired session (mqtt_session.h, SessionRole::kRetired) is, so
+// that an operator who lowered mqtt.sessions can see when the sessions left
+// behind at the broker are gone, and which one is stuck.
+enum class RetiredState {
+    kWaiting,   // not connected (yet, or again after a loss): nothing known
+    kDraining,  // connected to its session at the broker, forwarding what it held
+    kDrained,   // empty and out of the group, but ending it failed: the next start ends it
+    kEnded,     // no session left at the broker for this client id
+};
+inline constexpr RetiredState kAllRetiredStates[] = {
+    RetiredState::kWaiting, RetiredState::kDraining, RetiredState::kDrained, RetiredState::kEnded};
+// "waiting", "draining", "drained", "ended": the status line's and the
+// metrics' name of `state`.
+const char* retired_state_name(RetiredState state);
+// The state named `name`; nullopt for any other text.
+std::optional<RetiredState> parse_retired_state(std::string_view name);
 
 // A consistent copy of every figure, for the status line, the metrics
 // endpoint and the watchdog (FiguresSource::figures()).
@@ -60,6 +81,7 @@ struct BridgeFigures {
     std::int64_t held_ms_max = 0;
     std::uint64_t mqtt_connects = 0;
     std::map<std::string, bool> mqtt_sessions;  // client id -> connected
+    std::map<std::string, RetiredState> retired_sessions;  // retired client id -> state
     LatencyHistogram send_latency;
     std::string rocketmq_refused;            // empty unless RocketMQ refused our identity
     std::optional<ReceiptFigures> receipts;  // only when receipts are on
@@ -114,6 +136,8 @@ class BridgeStats final : public FiguresSource {
     void rocketmq_refused(const std::string& why);
     // One MQTT session (by its client id) connected or lost.
     void mqtt_connected(const std::string& client_id, bool connected);
+    // A retired session (by its client id) moved to `state`.
+    void retired_session(const std::string& client_id, RetiredState state);
 
     // Receipts (issue 11): where to read the receipt figures for the JSON
     // line. Set once, before the status reporter starts; read afterwards
@@ -146,6 +170,7 @@ class BridgeStats final : public FiguresSource {
     std::int64_t held_ms_max_ = 0;                      // guarded by mutex_
     std::string refused_;                               // guarded by mutex_
     std::map<std::string, bool> sessions_;              // guarded by mutex_
+    std::map<std::string, RetiredState> retired_;       // guarded by mutex_
     std::uint64_t connects_ = 0;                        // guarded by mutex_
     LatencyHistogram latency_;                          // guarded by mutex_
     std::function<ReceiptFigures()> receipt_source_;    // set before readers start

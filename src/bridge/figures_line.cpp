@@ -26,6 +26,13 @@ std::string format_figures_line(const BridgeFigures& figures) {
                            {"latency",
                             {{"sum_us", figures.send_latency.sum_us()},
                              {"buckets", figures.send_latency.nonzero_buckets()}}}};
+    if (!figures.retired_sessions.empty()) {
+        nlohmann::json retired = nlohmann::json::object();
+        for (const auto& [client_id, state] : figures.retired_sessions) {
+            retired[client_id] = retired_state_name(state);
+        }
+        line["retired"] = retired;
+    }
     if (figures.receipts) {
         const ReceiptFigures& r = *figures.receipts;
         line["receipts"] = {r.ids_offered,     r.ids_sent, r.ids_dropped, r.messages_sent,
@@ -58,6 +65,14 @@ std::optional<BridgeFigures> parse_figures_line(std::string_view line) {
         figures.send_latency = LatencyHistogram::from_buckets(
             latency.at("buckets").get<std::vector<std::pair<int, std::uint64_t>>>(),
             latency.at("sum_us").get<std::uint64_t>());
+        if (in.contains("retired")) {
+            for (const auto& [client_id, name] :
+                 in.at("retired").get<std::map<std::string, std::string>>()) {
+                const std::optional<RetiredState> state = parse_retired_state(name);
+                if (!state) return std::nullopt;
+                figures.retired_sessions[client_id] = *state;
+            }
+        }
         if (in.contains("receipts")) {
             const auto r = in.at("receipts").get<std::vector<std::int64_t>>();
             if (r.size() != 7) return std::nullopt;

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 
 #include "bridge/quarantine_reason.h"
 #include "bridge/rocketmq_error_label.h"
@@ -100,6 +101,18 @@ std::string render_bridge_metrics(const BridgeFigures& figures) {
     out.gauge("outpost_bridge_in_hand",
               "Messages received and not yet forwarded, quarantined or suppressed.",
               figures.in_hand());
+    if (!figures.retired_sessions.empty()) {  // mqtt.retired_sessions
+        std::map<RetiredState, std::size_t> in_state;
+        for (const auto& [client_id, state] : figures.retired_sessions) ++in_state[state];
+        out.family("outpost_bridge_retired_sessions", "gauge",
+                   "Retired MQTT sessions (mqtt.retired_sessions) by state: waiting, draining, "
+                   "drained (ended at the next start) or ended.");
+        for (const RetiredState state : kAllRetiredStates) {
+            out.sample("outpost_bridge_retired_sessions",
+                       PrometheusText::labels({{"state", retired_state_name(state)}}),
+                       in_state[state]);
+        }
+    }
     if (!figures.process_pids.empty()) {  // session processes (session_processes.h)
         out.counter("outpost_bridge_session_process_restarts_total",
                     "Session processes started again after one ended.", figures.process_restarts);

@@ -159,6 +159,7 @@ class PahoSession final : public MqttSession {
         client_->set_message_callback(
             [this](mqtt::const_message_ptr message) { on_message(message); });
         paho::on_connection_end(*client_, [this](std::string cause) { on_connection_lost(cause); });
+        if (retired_) stats_.retired_session(config_.mqtt.client_id, RetiredState::kWaiting);
     }
 
     SessionEnd run() override {
@@ -272,6 +273,9 @@ class PahoSession final : public MqttSession {
         if (!retired_) stats_.mqtt_connected(config_.mqtt.client_id, false);
         log_warning("MQTT " + cause);
         std::lock_guard<std::mutex> lock(mutex_);
+        if (retired_ && session_present_) {
+            stats_.retired_session(config_.mqtt.client_id, RetiredState::kWaiting);
+        }
         lost_ = true;
         changed_.notify_all();
     }
@@ -376,6 +380,7 @@ class PahoSession final : public MqttSession {
         unsubscribe_.reset();
         mark_quiet_start();
         if (session_present) {
+            stats_.retired_session(config_.mqtt.client_id, RetiredState::kDraining);
             log_info("retired session: connected to " + where +
                      " (session resumed), leaving the group and draining it");
         }
@@ -463,10 +468,12 @@ class PahoSession final : public MqttSession {
                           pending_connect_);
         if (!connack.is_ok()) {
             // Still drained and out of the group: the next start ends it.
+            stats_.retired_session(config_.mqtt.client_id, RetiredState::kDrained);
             log_warning(connack.status().message());
             return SessionEnd::kClean;
         }
         if (!disconnect_bounded()) return SessionEnd::kHeldUnacknowledged;
+        stats_.retired_session(config_.mqtt.client_id, RetiredState::kEnded);
         std::lock_guard<std::mutex> lock(mutex_);
         log_info("retired session " + config_.mqtt.client_id + " ended (" +
                  (session_present_ ? std::to_string(messages_) + " messages forwarded from it"

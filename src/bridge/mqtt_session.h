@@ -55,7 +55,8 @@ enum class SessionRole {
     // the session (reconnects with clean start and Session Expiry 0) and
     // returns kClean without a stop. Stopped before that, the session stays
     // (unsubscribed) and the next start drains it again. It never touches
-    // the mqtt_connected figures: those are the live sessions'.
+    // the mqtt_connected figures (those are the live sessions'); it reports
+    // its RetiredState (bridge_stats.h) instead.
     kRetired,
 };
 

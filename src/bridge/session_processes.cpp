@@ -24,6 +24,9 @@ void add_figures(BridgeFigures& to, const BridgeFigures& from) {
     for (const auto& [client_id, connected] : from.mqtt_sessions) {
         to.mqtt_sessions[client_id] = connected;
     }
+    for (const auto& [client_id, state] : from.retired_sessions) {
+        to.retired_sessions[client_id] = state;
+    }
     to.send_latency.merge(from.send_latency);
     if (!from.rocketmq_refused.empty()) to.rocketmq_refused = from.rocketmq_refused;
     if (from.receipts) {
@@ -109,6 +112,10 @@ void SessionProcesses::life_ended(std::size_t lane) {
     last.abandoned += last.in_hand();  // the broker redelivers them
     last.holding = false;
     for (auto& [client_id, connected] : last.mqtt_sessions) connected = false;
+    // The next life connects a retired session again unless it ended.
+    for (auto& [client_id, state] : last.retired_sessions) {
+        if (state == RetiredState::kDraining) state = RetiredState::kWaiting;
+    }
     add_figures(own.ended, last);
     own.current = BridgeFigures{};
 }

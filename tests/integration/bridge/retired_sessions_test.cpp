@@ -4,8 +4,9 @@
 // The bridge restarted with 2 sessions also connects the client ids of the
 // sessions it no longer runs (mqtt.retired_sessions), forwards what they
 // hold, and ends them: every eventId reaches RocketMQ, the broker records
-// exactly one PUBACK per message, the retired ids have no session left, and
-// alarms published afterwards go to the live sessions only.
+// exactly one PUBACK per message, the retired ids have no session left (and
+// the status line says so), and alarms published afterwards go to the live
+// sessions only.
 #include "bridge_harness.h"
 
 using namespace outpost::testing;
@@ -80,6 +81,23 @@ TEST_CASE("lowering mqtt.sessions forwards what the dropped sessions held and en
         }
         CHECK_FALSE(broker_keeps_session(broker.uri(), base_id + "-2"));
         CHECK_FALSE(broker_keeps_session(broker.uri(), base_id + "-3"));
+        {
+            // The status line names every retired id (the default 8 after
+            // the live ones) and says each has ended: the two drained here,
+            // and the six that never had a session.
+            nlohmann::json expected = nlohmann::json::object();
+            for (int index = 2; index < 2 + 8; ++index) {
+                expected[base_id + "-" + std::to_string(index)] = "ended";
+            }
+            const auto retired = [&] {
+                return two.status().value("retired_sessions", nlohmann::json());
+            };
+            const bool reported = wait_until([&] { return retired() == expected; },
+                                             std::chrono::seconds(5),
+                                             std::chrono::milliseconds(100));
+            INFO("status: " << two.status().dump());
+            CHECK(reported);
+        }
 
         // The retired ids are out of the group: later alarms reach RocketMQ
         // through the two live sessions.

@@ -23,6 +23,8 @@ BridgeFigures sample() {
     figures.held_ms_max = 1234;
     figures.mqtt_connects = 4;
     figures.mqtt_sessions = {{"bridge-1", true}};
+    figures.retired_sessions = {{"bridge-2", RetiredState::kDraining},
+                                {"bridge-3", RetiredState::kEnded}};
     figures.rocketmq_refused = "NO_PERMISSION \"x\"";
     figures.send_latency.record(std::chrono::microseconds(300));
     figures.send_latency.record(std::chrono::microseconds(9000));
@@ -52,6 +54,7 @@ TEST_CASE("a report line gives back every figure of the session process") {
     CHECK(out->held_ms_max == 1234);
     CHECK(out->mqtt_connects == 4);
     CHECK(out->mqtt_sessions == in.mqtt_sessions);
+    CHECK(out->retired_sessions == in.retired_sessions);
     CHECK(out->rocketmq_refused == in.rocketmq_refused);
     CHECK(out->send_latency.count() == 2);
     CHECK(out->send_latency.sum_us() == in.send_latency.sum_us());
@@ -85,4 +88,13 @@ TEST_CASE("lines that are not reports are refused") {
     CHECK_FALSE(parse_figures_line("B {not json").has_value());
     CHECK_FALSE(parse_figures_line("B {\"received\":1}").has_value());
     CHECK_FALSE(parse_figures_line("T 1 2 3 4 5 6 7 8 9 1 0 ").has_value());
+}
+
+TEST_CASE("a report naming a retired session state this bridge does not know is refused") {
+    std::string line = format_figures_line(sample());
+    const std::string known = R"("bridge-2":"draining")";
+    const size_t at = line.find(known);
+    REQUIRE(at != std::string::npos);
+    line.replace(at, known.size(), R"("bridge-2":"gone")");
+    CHECK_FALSE(parse_figures_line(std::string_view(line).substr(0, line.size() - 1)).has_value());
 }

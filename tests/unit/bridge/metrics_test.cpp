@@ -1,11 +1,13 @@
 // What a Prometheus scrape of outpost-bridge reads, from BridgeStats with
 // known events: the counters, one series per quarantine reason and per
-// MQTT session, and a histogram whose buckets agree with what was recorded.
+// MQTT session, retired sessions by state, and a histogram whose buckets
+// agree with what was recorded.
 #include "bridge/metrics.h"
 
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 
@@ -97,6 +99,33 @@ TEST_CASE("the send latency histogram is cumulative and places each sample in it
         CHECK(value >= previous);  // in the order written, never decreasing
         previous = value;
     }
+}
+
+TEST_CASE("retired sessions are counted by state in the scrape and named in the status line",
+          "[bridge]") {
+    BridgeStats stats;
+    const auto before = samples_of(render_bridge_metrics(stats.figures()));
+    CHECK(before.count("outpost_bridge_retired_sessions{state=\"ended\"}") == 0);
+    CHECK(stats.to_json_line().find("retired_sessions") == std::string::npos);
+
+    for (const char* id : {"bridge-2", "bridge-3", "bridge-4", "bridge-5"}) {
+        stats.retired_session(id, RetiredState::kWaiting);
+    }
+    stats.retired_session("bridge-2", RetiredState::kDraining);
+    stats.retired_session("bridge-2", RetiredState::kEnded);
+    stats.retired_session("bridge-3", RetiredState::kEnded);
+    stats.retired_session("bridge-4", RetiredState::kDraining);
+
+    const auto samples = samples_of(render_bridge_metrics(stats.figures()));
+    CHECK(samples.at("outpost_bridge_retired_sessions{state=\"waiting\"}") == 1);
+    CHECK(samples.at("outpost_bridge_retired_sessions{state=\"draining\"}") == 1);
+    CHECK(samples.at("outpost_bridge_retired_sessions{state=\"drained\"}") == 0);
+    CHECK(samples.at("outpost_bridge_retired_sessions{state=\"ended\"}") == 2);
+    const nlohmann::json line = nlohmann::json::parse(stats.to_json_line());
+    CHECK(line.at("retired_sessions") == nlohmann::json{{"bridge-2", "ended"},
+                                                        {"bridge-3", "ended"},
+                                                        {"bridge-4", "draining"},
+                                                        {"bridge-5", "waiting"}});
 }
 
 TEST_CASE("a client id with quotes or backslashes is escaped in its label", "[bridge]") {
