@@ -68,7 +68,6 @@
 
 #include <mqtt/async_client.h>
 
-#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -79,6 +78,7 @@
 #include <thread>
 #include <vector>
 
+#include "bridge/callback_time.h"
 #include "bridge/log.h"
 #include "common/backoff.h"
 #include "paho/client_setup.h"
@@ -89,38 +89,12 @@ namespace {
 constexpr std::chrono::milliseconds kPollSlice{100};
 constexpr std::chrono::seconds kDisconnectTimeout{5};
 
-// How long paho's receive thread, ONE per process for all its clients, has
-// spent inside message callbacks of any session: while it is, no session of
-// the process receives anything. A retired session counts its quiet only
-// in the time it was free (invariant 7). Process-wide because that thread is.
-class ReceiveThreadBusy final {
-  public:
-    static ReceiveThreadBusy& process() {
-        static ReceiveThreadBusy busy;
-        return busy;
-    }
-    void enter() { started_ns_.store(now_ns()); }
-    // Whether a callback runs now: no CONNACK is read until it returns.
-    bool held() const { return started_ns_.load() != 0; }
-    void leave() {
-        const std::int64_t started = started_ns_.exchange(0);
-        if (started != 0) total_ns_.fetch_add(now_ns() - started);
-    }
-    // Nanoseconds spent in callbacks so far, the running one included.
-    std::int64_t total_ns() const {
-        const std::int64_t started = started_ns_.load();
-        return total_ns_.load() + (started != 0 ? now_ns() - started : 0);
-    }
-
-  private:
-    static std::int64_t now_ns() {
-        return std::chrono::duration_cast<std::chrono::nanoseconds>(
-                   std::chrono::steady_clock::now().time_since_epoch())
-            .count();
-    }
-    std::atomic<std::int64_t> started_ns_{0};  // 0: no callback running
-    std::atomic<std::int64_t> total_ns_{0};
-};
+// Paho's receive thread's time in callbacks, ONE per process because that
+// thread is (callback_time.h; invariant 7).
+CallbackTime& process_callback_time() {
+    static CallbackTime time;
+    return time;
+}
 
 // The wire contract above as connect settings: a persistent session
 // (clean_start=false, Session Expiry Interval) for the fixed client id.
@@ -216,7 +190,7 @@ class PahoSession final : public MqttSession {
     void on_message(const mqtt::const_message_ptr& message) {
         bool fatal = true;
         try {
-            ReceiveThreadBusy::process().enter();
+            process_callback_time().enter(std::chrono::steady_clock::now());
             {
                 std::lock_guard<std::mutex> lock(mutex_);
                 in_callback_ = true;
@@ -228,7 +202,7 @@ class PahoSession final : public MqttSession {
             inbound.authenticated_identity = identity_property(*message);
             const Verdict verdict = delivery_.deliver(inbound);
             if (verdict != Verdict::kStopped) {
-                ReceiveThreadBusy::process().leave();
+                process_callback_time().leave(std::chrono::steady_clock::now());
                 std::lock_guard<std::mutex> lock(mutex_);
                 in_callback_ = false;
                 mark_quiet_start();
@@ -289,7 +263,7 @@ class PahoSession final : public MqttSession {
                         " completed after its timeout; starting it again");
             if (!disconnect_bounded()) return false;
         }
-        return !(retired_ && ReceiveThreadBusy::process().held());
+        return !(retired_ && process_callback_time().held());
     }
 
     Status connect_and_subscribe() {
@@ -389,8 +363,8 @@ class PahoSession final : public MqttSession {
 
     // Restarts a retired session's quiet clock (invariant 7). Under mutex_.
     void mark_quiet_start() {
-        quiet_start_ = std::chrono::steady_clock::now();
-        busy_at_quiet_start_ = ReceiveThreadBusy::process().total_ns();
+        const auto now = std::chrono::steady_clock::now();
+        quiet_.restart(now, process_callback_time().total(now));
     }
 
     // Whether `token` completed with every reason code a success.
@@ -429,9 +403,8 @@ class PahoSession final : public MqttSession {
                     unsubscribe_sent_ = now;
                 }
             } else if (unsubscribed_ && !in_callback_ && !lost_) {
-                const std::chrono::nanoseconds busy(ReceiveThreadBusy::process().total_ns() -
-                                                    busy_at_quiet_start_);
-                drained = now - quiet_start_ - busy >= kRetiredQuiet;
+                drained =
+                    quiet_.quiet_for(kRetiredQuiet, now, process_callback_time().total(now));
             }
         }
         if (drained) return end_retired();
@@ -527,10 +500,8 @@ class PahoSession final : public MqttSession {
     mqtt::token_ptr unsubscribe_;   // the last one sent
     std::chrono::steady_clock::time_point unsubscribe_sent_;
     bool unsubscribed_ = false;  // an UNSUBACK was success
-    // Last message settled, connect or UNSUBACK, and the receive thread's
-    // busy total then.
-    std::chrono::steady_clock::time_point quiet_start_;
-    std::int64_t busy_at_quiet_start_ = 0;
+    // From the last message settled, connect or UNSUBACK.
+    QuietClock quiet_;
     std::uint64_t messages_ = 0;  // settled in this process
 };
 

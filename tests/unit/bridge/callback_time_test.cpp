@@ -1,0 +1,72 @@
+// A retired session's quiet rule (src/bridge/callback_time.h; bridge
+// invariant 7): only time in which paho's receive thread was free of every
+// callback counts as quiet, so a session whose messages wait behind a held
+// callback is never taken for drained. Times are given, not slept.
+#include "bridge/callback_time.h"
+
+#include <catch2/catch.hpp>
+
+using namespace outpost::bridge;
+using namespace std::chrono_literals;
+
+namespace {
+
+const SteadyTime t0 = SteadyTime{} + 1000s;
+
+}  // namespace
+
+TEST_CASE("with the receive thread free, a session is quiet once the bound has passed") {
+    CallbackTime callbacks;
+    QuietClock quiet;
+    quiet.restart(t0, callbacks.total(t0));
+    CHECK_FALSE(quiet.quiet_for(2s, t0 + 1999ms, callbacks.total(t0 + 1999ms)));
+    CHECK(quiet.quiet_for(2s, t0 + 2s, callbacks.total(t0 + 2s)));
+}
+
+TEST_CASE("time another session's callback held the receive thread is not quiet") {
+    CallbackTime callbacks;
+    QuietClock quiet;
+    quiet.restart(t0, callbacks.total(t0));
+    callbacks.enter(t0 + 500ms);  // a live session holds a message for 1.5 s
+    CHECK(callbacks.held());
+    callbacks.leave(t0 + 2s);
+    CHECK_FALSE(callbacks.held());
+    CHECK(callbacks.total(t0 + 3s) == 1500ms);
+    // 3 s since the restart, 1.5 s of them free.
+    CHECK_FALSE(quiet.quiet_for(2s, t0 + 3s, callbacks.total(t0 + 3s)));
+    CHECK(quiet.quiet_for(2s, t0 + 3500ms, callbacks.total(t0 + 3500ms)));
+}
+
+TEST_CASE("a callback still holding the thread keeps the session from ever being quiet") {
+    // A live session held through a long RocketMQ outage: minutes pass, and
+    // none of it counts.
+    CallbackTime callbacks;
+    QuietClock quiet;
+    quiet.restart(t0, callbacks.total(t0));
+    callbacks.enter(t0 + 1s);
+    for (const auto later : {3s, 60s, 600s}) {
+        INFO(later.count() << " s after the restart");
+        CHECK(callbacks.total(t0 + later) == later - 1s);
+        CHECK_FALSE(quiet.quiet_for(2s, t0 + later, callbacks.total(t0 + later)));
+    }
+    callbacks.leave(t0 + 600s);
+    // Free: the second before the hold and what follows it.
+    CHECK_FALSE(quiet.quiet_for(2s, t0 + 600500ms, callbacks.total(t0 + 600500ms)));
+    CHECK(quiet.quiet_for(2s, t0 + 601s, callbacks.total(t0 + 601s)));
+}
+
+TEST_CASE("busy time before the restart does not count against the quiet after it") {
+    CallbackTime callbacks;
+    callbacks.enter(t0);
+    callbacks.leave(t0 + 10s);  // the session's own last message, 10 s in the callback
+    QuietClock quiet;
+    quiet.restart(t0 + 10s, callbacks.total(t0 + 10s));
+    CHECK(quiet.quiet_for(2s, t0 + 12s, callbacks.total(t0 + 12s)));
+}
+
+TEST_CASE("a leave without an enter changes nothing") {
+    CallbackTime callbacks;
+    callbacks.leave(t0);
+    CHECK_FALSE(callbacks.held());
+    CHECK(callbacks.total(t0 + 5s) == 0s);
+}
