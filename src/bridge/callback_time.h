@@ -45,20 +45,19 @@ class CallbackTime final {
 };
 
 // A retired session's quiet: the time since its last event (connect,
-// UNSUBACK, a message settled) in which the receive thread was free.
+// UNSUBACK, a message settled) in which the receive thread was free, as
+// `callbacks` (the process's CallbackTime) counts it.
 class QuietClock final {
   public:
-    // The session's last event happened at `now`; `busy` is
-    // CallbackTime::total(now).
-    void restart(SteadyTime now, std::chrono::nanoseconds busy) {
+    // The session's last event happened at `now`.
+    void restart(SteadyTime now, const CallbackTime& callbacks) {
         since_ = now;
-        busy_at_start_ = busy;
+        busy_at_start_ = callbacks.total(now);
     }
-    // Whether at least `quiet` of free time passed since restart(): `busy`
-    // is CallbackTime::total(now).
+    // Whether at least `quiet` of free time passed since restart().
     bool quiet_for(std::chrono::nanoseconds quiet, SteadyTime now,
-                   std::chrono::nanoseconds busy) const {
-        return (now - since_) - (busy - busy_at_start_) >= quiet;
+                   const CallbackTime& callbacks) const {
+        return (now - since_) - (callbacks.total(now) - busy_at_start_) >= quiet;
     }
 
   private:

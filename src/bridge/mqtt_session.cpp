@@ -364,7 +364,7 @@ class PahoSession final : public MqttSession {
     // Restarts a retired session's quiet clock (invariant 7). Under mutex_.
     void mark_quiet_start() {
         const auto now = std::chrono::steady_clock::now();
-        quiet_.restart(now, process_callback_time().total(now));
+        quiet_.restart(now, process_callback_time());
     }
 
     // Whether `token` completed with every reason code a success.
@@ -403,8 +403,7 @@ class PahoSession final : public MqttSession {
                     unsubscribe_sent_ = now;
                 }
             } else if (unsubscribed_ && !in_callback_ && !lost_) {
-                drained =
-                    quiet_.quiet_for(kRetiredQuiet, now, process_callback_time().total(now));
+                drained = quiet_.quiet_for(kRetiredQuiet, now, process_callback_time());
             }
         }
         if (drained) return end_retired();
