@@ -36,6 +36,13 @@ std::optional<RetiredState> parse_retired_state(std::string_view name) {
     return std::nullopt;
 }
 
+std::map<std::string, std::string> retired_state_names(
+    const std::map<std::string, RetiredState>& states) {
+    std::map<std::string, std::string> names;
+    for (const auto& [client_id, state] : states) names[client_id] = retired_state_name(state);
+    return names;
+}
+
 BridgeStats::BridgeStats() : started_(std::chrono::steady_clock::now()) {}
 
 void BridgeStats::message_received(bool redelivered) {
@@ -159,11 +166,7 @@ std::string figures_json_line(const BridgeFigures& now) {
           {"p99", round_to_hundredths(latency.percentile_us(0.99) / 1000.0)}}},
         {"mqtt_sessions", sessions}};
     if (!now.retired_sessions.empty()) {
-        nlohmann::json retired = nlohmann::json::object();
-        for (const auto& [client_id, state] : now.retired_sessions) {
-            retired[client_id] = retired_state_name(state);
-        }
-        line["retired_sessions"] = retired;
+        line["retired_sessions"] = retired_state_names(now.retired_sessions);
     }
     if (!now.rocketmq_refused.empty()) line["rocketmq_refused"] = now.rocketmq_refused;
     if (now.receipts) {  // receipts (issue 11)

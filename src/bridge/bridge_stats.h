@@ -64,6 +64,10 @@ inline constexpr RetiredState kAllRetiredStates[] = {
 const char* retired_state_name(RetiredState state);
 // The state named `name`; nullopt for any other text.
 std::optional<RetiredState> parse_retired_state(std::string_view name);
+// Each client id's state by its name: how the status line and a session
+// process's figures line write retired_sessions.
+std::map<std::string, std::string> retired_state_names(
+    const std::map<std::string, RetiredState>& states);
 
 // A consistent copy of every figure, for the status line, the metrics
 // endpoint and the watchdog (FiguresSource::figures()).

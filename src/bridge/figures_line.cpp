@@ -27,11 +27,7 @@ std::string format_figures_line(const BridgeFigures& figures) {
                             {{"sum_us", figures.send_latency.sum_us()},
                              {"buckets", figures.send_latency.nonzero_buckets()}}}};
     if (!figures.retired_sessions.empty()) {
-        nlohmann::json retired = nlohmann::json::object();
-        for (const auto& [client_id, state] : figures.retired_sessions) {
-            retired[client_id] = retired_state_name(state);
-        }
-        line["retired"] = retired;
+        line["retired"] = retired_state_names(figures.retired_sessions);
     }
     if (figures.receipts) {
         const ReceiptFigures& r = *figures.receipts;
