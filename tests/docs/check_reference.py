@@ -7,6 +7,11 @@ prints (its "configuration" block), and compares them with the keys in the
 key tables of docs/reference/outpostd.md and docs/reference/outpost-bridge.md
 (the first cell of each table row in their "## Configuration" section).
 
+outpostctl: runs `outpostctl --help` and `outpostctl COMMAND --help` for every
+command it lists, and compares the commands with the "### COMMAND" headings
+of docs/reference/outpostctl.md's "## Commands" section, and every option
+(`--name`) the help texts name with those the page names.
+
 Metric families: reads every "outpost_..." name in the code that renders the
 metrics (src/daemon/prometheus.cpp, src/bridge/metrics.cpp) and compares them
 with the families in the tables of docs/reference/metrics.md.
@@ -15,7 +20,8 @@ Fails, listing them, on a key or family the program has that its page lacks,
 and on one the page documents that the program no longer has.
 
 Usage: check_reference.py BUILD_DIR [--docs DIR] [--source DIR]
-Prints TAP: one test per program's keys, one for the metric families.
+Prints TAP: one test per program's keys, one for outpostctl, one for the
+metric families.
 """
 
 import argparse
@@ -29,6 +35,9 @@ PROGRAMS = [
     ("outpostd", os.path.join("src", "daemon", "outpostd"), "outpostd.md"),
     ("outpost-bridge", os.path.join("src", "bridge", "outpost-bridge"), "outpost-bridge.md"),
 ]
+
+OUTPOSTCTL = os.path.join("src", "cli", "outpostctl")
+OUTPOSTCTL_PAGE = "outpostctl.md"
 
 # The files whose string literals name every metric family, and the page.
 METRIC_SOURCES = [os.path.join("src", "daemon", "prometheus.cpp"),
@@ -165,6 +174,32 @@ def check(name, program, page):
     return len(in_help), differences(in_help, on_page, f"`{name} --help`", page)
 
 
+def run_help(*command):
+    return subprocess.run(list(command), check=True, capture_output=True, text=True,
+                          timeout=30).stdout
+
+
+def options_in(text):
+    return set(re.findall(r"--[a-z][a-z-]*", text))
+
+
+def check_outpostctl(program, page):
+    tool_help = run_help(program, "--help")
+    listing = tool_help.split("Commands:\n", 1)[-1].split("\n\n", 1)[0]
+    commands = {line.split()[0] for line in listing.splitlines() if line.strip()}
+    help_options = options_in(tool_help)
+    for command in commands:
+        help_options |= options_in(run_help(program, command, "--help"))
+    with open(page, encoding="utf-8") as file:
+        page_text = file.read()
+    section = page_text.split("\n## Commands\n", 1)[-1].split("\n## ", 1)[0]
+    page_commands = set(re.findall(r"^### (\S+)$", section, re.MULTILINE))
+    problems = differences(commands, page_commands, "the commands of `outpostctl --help`", page)
+    problems += differences(help_options, options_in(page_text),
+                            "the options of `outpostctl [COMMAND] --help`", page)
+    return len(commands), problems
+
+
 def check_metrics(source_dir, page):
     in_code = set()
     for relative in METRIC_SOURCES:
@@ -191,7 +226,7 @@ def main():
     parser.add_argument("--source", default=source_root)
     parser.add_argument("--docs", default=os.path.join(source_root, "docs", "reference"))
     arguments = parser.parse_args()
-    print(f"1..{len(PROGRAMS) + 1}")
+    print(f"1..{len(PROGRAMS) + 2}")
     failed = False
     for number, (name, relative, page_name) in enumerate(PROGRAMS, start=1):
         page = os.path.normpath(os.path.join(arguments.docs, page_name))
@@ -201,12 +236,19 @@ def main():
             count, problems = 0, [str(error)]
         failed |= report(number, f"every key of {name} --help ({count}) is in "
                          f"docs/reference/{page_name} and every key there is in --help", problems)
+    page = os.path.normpath(os.path.join(arguments.docs, OUTPOSTCTL_PAGE))
+    try:
+        count, problems = check_outpostctl(os.path.join(arguments.build_dir, OUTPOSTCTL), page)
+    except (OSError, subprocess.SubprocessError) as error:
+        count, problems = 0, [str(error)]
+    failed |= report(len(PROGRAMS) + 1, f"every outpostctl command ({count}) and option is in "
+                     f"docs/reference/{OUTPOSTCTL_PAGE}, and no other", problems)
     page = os.path.normpath(os.path.join(arguments.docs, METRICS_PAGE))
     try:
         count, problems = check_metrics(arguments.source, page)
     except OSError as error:
         count, problems = 0, [str(error)]
-    failed |= report(len(PROGRAMS) + 1, f"every metric family outpostd and outpost-bridge "
+    failed |= report(len(PROGRAMS) + 2, f"every metric family outpostd and outpost-bridge "
                      f"render ({count}) is in docs/reference/{METRICS_PAGE} and no other",
                      problems)
     return 1 if failed else 0
