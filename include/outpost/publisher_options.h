@@ -82,16 +82,15 @@ struct PublisherOptions {
     int mark_batch = 64;
     std::chrono::milliseconds mark_delay = std::chrono::milliseconds(2);
 
-    // Receipts (issue 11). On: SENT (the broker's PUBACK) is not the end;
+    // Receipts from outpost-bridge. On: SENT (the broker's PUBACK) is not the end;
     // the publisher subscribes to "outpost/<gatewayId>/receipt" on its own
-    // connection, marks a row confirmed when outpost-bridge says RocketMQ
-    // stored it, and publishes a SENT row again (same eventId) when no
-    // receipt came within receipt_timeout, then after pauses doubling up to
-    // receipt_timeout_max (boot clock). Retention and quota purge then
-    // remove confirmed rows only. Off (the default): SENT is final, as
-    // before. Off by default because a deployment whose bridge sends no
-    // receipts would otherwise publish every alarm again forever; turn it on
-    // with outpost-bridge (receipts.enabled) and the broker ACL line
+    // connection, marks a row confirmed when outpost-bridge says RocketMQ stored
+    // it, and publishes a SENT row again (same eventId) when no receipt came
+    // within receipt_timeout, then after pauses doubling up to receipt_timeout_max
+    // (boot clock). Retention and quota purge then remove confirmed rows only. Off
+    // (the default): SENT is final. Off by default because a deployment whose
+    // bridge sends no receipts would otherwise publish every alarm again forever;
+    // turn it on with outpost-bridge (receipts.enabled) and the broker ACL line
     // "pattern read outpost/%u/receipt".
     bool receipts = false;
     std::chrono::milliseconds receipt_timeout = std::chrono::seconds(30);

@@ -54,7 +54,7 @@ class Transaction {
 struct StoreStats {
     int64_t pending = 0;            // outbox rows not yet SENT (whole database)
     int64_t sent = 0;               // SENT rows still kept
-    int64_t confirmed = 0;          // of those, confirmed by a receipt (issue 11)
+    int64_t confirmed = 0;          // of those, confirmed by a receipt
     int64_t dead = 0;               // DEAD rows awaiting an operator
     int64_t oldest_pending_id = 0;  // 0 when nothing is pending
     // The oldest pending event has waited at least this long (ms), counted

@@ -58,7 +58,7 @@ struct EventRecord {
     std::string replay_reason;   // the reason given for the last replay
     std::string replay_actor;    // who or what asked for the last replay; empty: never
                                  // replayed, or replayed before schema 2 recorded it
-    // SENT and a receipt from the bridge said RocketMQ stored it (issue 11).
+    // SENT and a receipt from the bridge said RocketMQ stored it.
     bool confirmed = false;
 };
 

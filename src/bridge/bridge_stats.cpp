@@ -169,7 +169,7 @@ std::string figures_json_line(const BridgeFigures& now) {
         line["retired_sessions"] = retired_state_names(now.retired_sessions);
     }
     if (!now.rocketmq_refused.empty()) line["rocketmq_refused"] = now.rocketmq_refused;
-    if (now.receipts) {  // receipts (issue 11)
+    if (now.receipts) {  // receipts
         const ReceiptFigures& receipts = *now.receipts;
         line["receipts"] = {{"ids_offered", receipts.ids_offered},
                             {"ids_sent", receipts.ids_sent},

@@ -14,7 +14,7 @@
 //    "receipts":{"ids_offered":110,"ids_sent":110,"ids_dropped":0,
 //                "messages_sent":3,"messages_failed":0,"acked":3,"ack_failed":0},
 //    "rocketmq_refused":"..."}   (only once RocketMQ refused our identity)
-// "receipts" appears only when receipts are on (issue 11).
+// "receipts" appears only when receipts are on.
 // "session_processes":{"restarts":0,"pids":[..]} appears only in a bridge
 // whose sessions run in processes of their own (session_processes.h); its
 // counters are the sums over all of them and all their lives.
@@ -42,7 +42,7 @@
 
 namespace outpost::bridge {
 
-// Receipts (issue 11): what the receipt batcher and sender counted.
+// Receipts: what the receipt batcher and sender counted.
 struct ReceiptFigures {
     std::int64_t ids_offered = 0, ids_sent = 0, ids_dropped = 0;
     std::int64_t messages_sent = 0, messages_failed = 0, acked = 0, ack_failed = 0;
@@ -143,7 +143,7 @@ class BridgeStats final : public FiguresSource {
     // A retired session (by its client id) moved to `state`.
     void retired_session(const std::string& client_id, RetiredState state);
 
-    // Receipts (issue 11): where to read the receipt figures for the JSON
+    // Receipts: where to read the receipt figures for the JSON
     // line. Set once, before the status reporter starts; read afterwards
     // without the lock, so whatever `source` reads must outlive every reader
     // of these figures (reporter, metrics endpoint, watchdog, figures pipe).

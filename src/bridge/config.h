@@ -146,7 +146,7 @@ struct MetricsConfig {
     bool allow_non_loopback = false;
 };
 
-// Receipts (issue 11): after SEND_OK, or for a duplicate this instance
+// Receipts: after SEND_OK, or for a duplicate this instance
 // already forwarded, the eventId goes back to the gateway it came from on
 // "<its prefix>/receipt" (common/receipt_contract.h), batched, QoS 1, over a
 // connection of its own (receipt_sender.h). Best effort: a receipt that
@@ -171,7 +171,7 @@ struct BridgeConfig {
     std::size_t dedupe_capacity = 100000;  // eventIds remembered after SEND_OK
     StatusConfig status;
     MetricsConfig metrics;
-    ReceiptsConfig receipts;  // receipts (issue 11)
+    ReceiptsConfig receipts;  // receipts
 };
 
 // Parses and validates a configuration document. Fails with

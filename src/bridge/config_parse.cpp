@@ -215,7 +215,7 @@ void read_metrics(JsonObjectReader& in, MetricsConfig& metrics) {
     if (!address.is_ok()) in.error("listen", address.status().message());
 }
 
-// receipts (issue 11)
+// receipts
 void read_receipts(JsonObjectReader& in, ReceiptsConfig& receipts) {
     in.read_bool("enabled", receipts.enabled);
     in.read_integer("max_ids", receipts.max_ids, 1,
@@ -264,7 +264,7 @@ Result<BridgeConfig> parse_bridge_config(const std::string& json_text) {
                         [&](JsonObjectReader& in) { read_status(in, config.status); });
         top.read_object("metrics", false,
                         [&](JsonObjectReader& in) { read_metrics(in, config.metrics); });
-        top.read_object("receipts", false,  // receipts (issue 11)
+        top.read_object("receipts", false,  // receipts
                         [&](JsonObjectReader& in) { read_receipts(in, config.receipts); });
         top.report_unknown_fields();
     }

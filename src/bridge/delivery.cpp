@@ -78,7 +78,7 @@ Verdict Delivery::deliver(const InboundMessage& message) {
     const CheckedEnvelope& envelope = std::get<CheckedEnvelope>(checked);
     if (std::lock_guard<std::mutex> lock(mutex_); recent_.contains(envelope.event_id)) {
         stats_.duplicate_suppressed();
-        confirm(message.topic, envelope.event_id);  // receipts (issue 11)
+        confirm(message.topic, envelope.event_id);  // receipts
         return Verdict::kDuplicate;
     }
     const Route* route = route_for(message.topic);
@@ -107,7 +107,7 @@ Verdict Delivery::deliver(const InboundMessage& message) {
                 std::lock_guard<std::mutex> lock(mutex_);
                 recent_.insert(envelope.event_id);
             }
-            confirm(message.topic, envelope.event_id);  // receipts (issue 11)
+            confirm(message.topic, envelope.event_id);  // receipts
             return Verdict::kForwarded;
         case SendEnd::kStopped:
             return Verdict::kStopped;
@@ -179,7 +179,7 @@ Delivery::SendEnd Delivery::hold_until_stop(const Status& refusal, std::chrono::
     return SendEnd::kStopped;
 }
 
-// Receipts (issue 11): only after SEND_OK or for an id this instance stored,
+// Receipts: only after SEND_OK or for an id this instance stored,
 // and only to the prefix of the gateway the topic names (check_inbound made
 // sure the envelope's gatewayId is that level). Never blocks: the batcher
 // queues and its own thread sends.

@@ -57,7 +57,7 @@ class Delivery final {
 
     Verdict deliver(const InboundMessage& message);
 
-    // Receipts (issue 11): from now on every kForwarded and kDuplicate
+    // Receipts: from now on every kForwarded and kDuplicate
     // verdict offers the eventId to `receipts` for the receipt topic of the
     // gateway the message came from. Borrowed; must outlive the Delivery.
     void attach_receipts(ReceiptBatcher& receipts) { receipts_ = &receipts; }
@@ -83,7 +83,7 @@ class Delivery final {
     // Waits for the next forwarding slot under limits.max_messages_per_s;
     // false when a stop was requested meanwhile.
     bool pace();
-    // Offers a receipt for `event_id`, which arrived on `topic` (issue 11).
+    // Offers a receipt for `event_id`, which arrived on `topic`.
     void confirm(const std::string& topic, const std::string& event_id);
 
     const BridgeConfig config_;
@@ -94,7 +94,7 @@ class Delivery final {
     std::mutex mutex_;                                 // never held while sending or waiting
     RecentEventIds recent_;                            // guarded by mutex_
     std::chrono::steady_clock::time_point next_slot_;  // guarded by mutex_
-    ReceiptBatcher* receipts_ = nullptr;  // receipts (issue 11); null: off; offer() is thread-safe
+    ReceiptBatcher* receipts_ = nullptr;  // receipts; null: off; offer() is thread-safe
 };
 
 }  // namespace outpost::bridge

@@ -245,7 +245,7 @@ int run_bridge(const BridgeConfig& config, int stats_fd,
         log_error(sessions.status().to_string());
         return kExitUsage;
     }
-    // Receipts (issue 11): their own connection and thread; see receipt_sender.h.
+    // Receipts: their own connection and thread; see receipt_sender.h.
     std::unique_ptr<MqttReceiptSender> receipt_sender;
     std::unique_ptr<ReceiptBatcher> receipts;
     if (config.receipts.enabled) {

@@ -105,7 +105,7 @@ void read_publisher(JsonObjectReader& in, DaemonConfig& config) {
     in.read_integer("mark_batch", publisher.mark_batch, 1, 100000);
     read_ms(in, "mark_delay_ms", publisher.mark_delay, 0, 60000);
     read_ms(in, "drain_timeout_ms", config.drain_timeout, 0, 600000);
-    // receipts (issue 11)
+    // receipts
     in.read_bool("receipts", publisher.receipts);
     read_ms(in, "receipt_timeout_ms", publisher.receipt_timeout, 100, kDayMs);
     read_ms(in, "receipt_timeout_max_ms", publisher.receipt_timeout_max, 100, kDayMs);

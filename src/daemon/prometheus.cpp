@@ -28,7 +28,7 @@ void render_publisher(PrometheusText& out, const PublisherStatus& publisher) {
                 publisher.published);
     out.counter("outpost_events_sent_total", "Alarm events marked SENT after a successful PUBACK.",
                 publisher.sent);
-    // Receipts (issue 11); zero (the age absent) while they are off.
+    // Receipts; zero (the age absent) while they are off.
     out.counter("outpost_events_confirmed_total",
                 "Alarm events a bridge receipt confirmed stored in RocketMQ.", publisher.confirmed);
     out.gauge("outpost_awaiting_receipt", "SENT alarm events without a receipt yet.",

@@ -1,4 +1,4 @@
-// The one home of paho client set-up (issue 16): the alarm publisher
+// The one home of paho client set-up: the alarm publisher
 // (publish/paho_link.cpp), the telemetry lane (telemetry/mqtt_sender.cpp)
 // and the bridge (bridge/mqtt_session.cpp) create their clients, connect and
 // read CONNACK here, so the settings whose defaults

@@ -1,4 +1,4 @@
-// The e2e campaign's broker faults (--broker-faults N, issue 11): what the
+// The e2e campaign's broker faults (--broker-faults N): what the
 // campaign does to the MQTT broker and to the bridge's session around one
 // gateway run, so that the broker acknowledges alarms and then loses them.
 // Only receipts (the bridge confirms after RocketMQ's SEND_OK, the gateway

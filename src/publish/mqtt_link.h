@@ -18,7 +18,7 @@
 //  L4. Nothing is buffered while disconnected: publish() then fails with
 //      kUnavailable and no outcome follows.
 //  L5. A message on a topic subscribe()d in this connection is posted as a
-//      kMessage link event, in the order it arrived (receipts, issue 11).
+//      kMessage link event, in the order it arrived (receipts).
 #ifndef OUTPOST_PUBLISH_MQTT_LINK_H
 #define OUTPOST_PUBLISH_MQTT_LINK_H
 

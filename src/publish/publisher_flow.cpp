@@ -99,7 +99,7 @@ void Publisher::Impl::start_publish(store::OutboxRow row, int64_t now, bool retr
 }
 
 void Publisher::Impl::on_outcome(const publish::PublishOutcome& outcome, int64_t now) {
-    if (republish_outcome(outcome, now)) return;  // receipts (issue 11)
+    if (republish_outcome(outcome, now)) return;  // receipts
     std::optional<publish::Flight> flight = window_.land(outcome.tag);
     if (!flight) return;  // abandoned at a connection loss: already pending again
     const store::OutboxRow& row = flight->row;
@@ -206,7 +206,7 @@ void Publisher::Impl::probe_backlog(int64_t now) {
     live_.backlog = stats->pending;
     live_.oldest_pending_age_ms = stats->oldest_pending_age_ms;
     oldest_pending_id_ = stats->oldest_pending_id;
-    track_unconfirmed(now, stats->sent - stats->confirmed);  // receipts (issue 11)
+    track_unconfirmed(now, stats->sent - stats->confirmed);  // receipts
 }
 
 void Publisher::Impl::note_store_error(const Status& status, int64_t) {

@@ -2,7 +2,7 @@
 //  publisher_loop.cpp     the thread: wait, dispatch, timers, stop and drain;
 //  publisher_session.cpp  lease (flock + epoch) and broker connection;
 //  publisher_flow.cpp     rows: fetch, publish, verdicts, retries, marks;
-//  publisher_receipts.cpp receipts: confirm, republish (issue 11, R1-R4).
+//  publisher_receipts.cpp receipts: confirm, republish (R1-R4).
 //
 // Threading: everything below "publisher thread only" is touched by the
 // publisher thread alone. Other threads reach it only through inbox_ (paho's
@@ -83,7 +83,7 @@ class Publisher::Impl final {
     void probe_backlog(int64_t now);
     void note_store_error(const Status& status, int64_t now);
 
-    // publisher_receipts.cpp (issue 11)
+    // publisher_receipts.cpp
     void subscribe_receipts(int64_t now);
     void on_link_message(const publish::LinkEvent& event);
     void on_confirms(const publish::ConfirmReport& report, int64_t now);

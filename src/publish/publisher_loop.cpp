@@ -178,7 +178,7 @@ void Publisher::Impl::housekeeping(int64_t now) {
         probe_backlog(now);
         next_probe_ = now + kProbeIntervalMs;
     }
-    pick_up_unconfirmed(now);  // receipts (issue 11)
+    pick_up_unconfirmed(now);  // receipts
     republish_due(now);
 }
 

@@ -1,4 +1,4 @@
-// Receipts (issue 11): the publisher's half of the end-to-end loop. The
+// Receipts: the publisher's half of the end-to-end loop. The
 // bridge says which events RocketMQ stored (common/receipt_contract.h); the
 // publisher marks those rows confirmed and publishes again, with the same
 // eventId, SENT rows whose receipt did not come in time.

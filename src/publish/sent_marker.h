@@ -5,7 +5,7 @@
 // A mark that is lost (crash before it commits) only means the row is
 // published again by the next holder: at least once, never a loss.
 //
-// Receipts (issue 11) go through the same thread, after the marks queued
+// Receipts go through the same thread, after the marks queued
 // before them: a receipt can overtake the SENT mark of its own row (the
 // bridge may answer before the mark's fsync), and confirm_events moves only
 // SENT rows, so marks first. The receipt messages queued meanwhile are

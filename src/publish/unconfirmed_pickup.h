@@ -1,4 +1,4 @@
-// Receipts (issue 11): finds the SENT rows a publisher does not track yet
+// Receipts: finds the SENT rows a publisher does not track yet
 // (rows of an earlier lease or run, or from before receipts were switched
 // on), oldest first, for publisher_receipts.cpp to wait their receipts.
 //

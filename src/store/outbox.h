@@ -77,7 +77,7 @@ struct ConfirmCounts {
     std::vector<std::string> unknown;            // not in this store
 };
 
-// Receipts (issue 11): marks the SENT rows among `event_ids` confirmed, in
+// Receipts: marks the SENT rows among `event_ids` confirmed, in
 // one transaction for the whole receipt. Only SENT rows move, and only from
 // unconfirmed to confirmed; every other id is reported and changes nothing.
 // kFenced as mark_sent.

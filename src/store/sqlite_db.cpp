@@ -14,7 +14,7 @@ namespace {
 // bench/footprint's fill of a 64 MiB store ran at 5,800-7,000 alarms/s with
 // 2,000 or 512 KiB (run-to-run spread); 256 instead of 512 KiB took about
 // 250 KiB off outpostd's heap with no change in its CPU per alarm while a
-// full store drained (README, "Footprint").
+// full store drained (docs/performance.md, "Footprint").
 constexpr int kWriterPageCacheKiB = 256;
 // A reader walks forward through the outbox (the publisher's fetches from
 // its cursor, a status read's short tail past the summary row): it needs

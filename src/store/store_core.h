@@ -130,7 +130,7 @@ public:
     Result<StoreStats> stats();
     void count_purged(int64_t rows);
 
-    // Receipts (issue 11): while on, retention and quota purge only SENT rows
+    // Receipts: while on, retention and quota purge only SENT rows
     // a receipt confirmed, since an unconfirmed one may still have to be
     // published again. Set by the publisher that holds this store
     // (PublisherOptions::receipts); off (SENT is final) otherwise.

@@ -1,5 +1,5 @@
 // outpost-torture --mode vm: power cuts replayed at the flushes of an
-// emulated arm64 gateway's disk (issue 18), and --mode vm-run: one recorded
+// emulated arm64 gateway's disk, and --mode vm-run: one recorded
 // run with its figures.
 #ifndef OUTPOST_TORTURE_VM_CAMPAIGN_H
 #define OUTPOST_TORTURE_VM_CAMPAIGN_H
