@@ -81,10 +81,10 @@ configuration (defaults shown; fields marked * are required):
     "reconnect_min_ms": 250, "reconnect_max_ms": 30000,
     "sessions": 1,                          sessions in the group, 1 to 64; session
                                             i > 0 uses client_id-i; more than 1: one
-                                            process per session (README: ordering)
+                                            process per session (docs/reference/outpost-bridge.md)
     "retired_sessions": 8                   ids client_id-<sessions> onwards this many:
                                             drained and ended at start, so lowering
-                                            sessions strands nothing (README)
+                                            sessions strands nothing (docs/operations/bridge.md)
   },
   "rocketmq": {
     "name_servers": "127.0.0.1:9876",       * "ip:port;ip:port" or an array
@@ -145,7 +145,7 @@ address needs allow_non_loopback), GET /metrics answers the Prometheus text
 format: outpost_bridge_forwarded_total, _quarantined_total{reason},
 _duplicates_suppressed_total, _rocketmq_errors_total{code,name},
 _send_latency_seconds (histogram), _mqtt_connected{client_id}, _holding,
-_held_longest_seconds, _in_hand and more (README, "Operating the bridge").
+_held_longest_seconds, _in_hand and more (docs/reference/metrics.md).
 
 systemd: with Type=notify, READY=1 is sent once the configuration is loaded,
 the metrics endpoint listens and the MQTT session started; STATUS= carries
