@@ -32,7 +32,7 @@ while [ $# -gt 0 ]; do
 done
 program() {  # the built executable named $1 under $build
   local path
-  path=$(find "$build/src" -type f -name "$1" -perm -u+x | head -1)
+  path=$(find "$build/src" "$build/proof" -type f -name "$1" -perm -u+x 2>/dev/null | head -1)
   [ -n "$path" ] || { echo "gateway_vm_bench: $1 not built in $build" >&2; exit 1; }
   echo "$path"
 }

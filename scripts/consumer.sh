@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds and runs outpost-consumer, the reference idempotent consumer (src/consumer,
+# Builds and runs outpost-consumer, the reference idempotent consumer (consumer,
 # docs/CONSUMING.md). Maven resolves the jars from Maven Central once; everything it
 # builds stays under scripts/.consumer/ (ignored), so later builds run offline.
 #
@@ -18,7 +18,7 @@ set -euo pipefail
 
 script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$script_dir/.." && pwd)
-project="$repo/src/consumer"
+project="$repo/consumer"
 cache_dir="$script_dir/.consumer"
 java_bin=${JAVA:-java}
 read -r -a jvm_opts <<<"${CONSUMER_JVM_OPTS:--Xms64m -Xmx256m -XX:+UseSerialGC}"
@@ -46,7 +46,7 @@ require_tools() {
 source_sum() {
   (
     cd "$repo"
-    find src/consumer/pom.xml src/consumer/src/main schema/event.schema.json -type f -print0 |
+    find consumer/pom.xml consumer/src/main schema/event.schema.json -type f -print0 |
       sort -z | xargs -0 sha256sum
   ) | sha256sum | cut -d' ' -f1
 }

@@ -6,14 +6,16 @@
 #include <optional>
 #include <string>
 
+#include "outpost/export.h"
+
 namespace outpost {
 
 enum class Severity { kInfo, kWarning, kMinor, kMajor, kCritical };
 
 // "info", "warning", "minor", "major", "critical".
-const char* severity_name(Severity severity);
+OUTPOST_API const char* severity_name(Severity severity);
 // Parses the names above; nullopt for anything else.
-std::optional<Severity> parse_severity(const std::string& name);
+OUTPOST_API std::optional<Severity> parse_severity(const std::string& name);
 
 // One alarm as the firmware reports it, by the envelope's rules
 // (schema/event.schema.json). Identifiers (device_id) must match

@@ -11,9 +11,11 @@
 #include <cstdint>
 #include <string>
 
+#include "outpost/export.h"
+
 namespace outpost {
 
-class Clock {
+class OUTPOST_API Clock {
 public:
     virtual ~Clock() = default;
     // Milliseconds since the Unix epoch by the wall clock. May jump either way.
@@ -31,7 +33,7 @@ public:
 
 // The real clocks: CLOCK_REALTIME, CLOCK_BOOTTIME and
 // /proc/sys/kernel/random/boot_id. Thread-safe; lives for the whole program.
-const Clock& system_clock();
+OUTPOST_API const Clock& system_clock();
 
 }  // namespace outpost
 

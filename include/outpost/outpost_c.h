@@ -27,15 +27,27 @@
  * records in one transaction (group commit). A free function must be the
  * last call on its handle, with no other call on it in progress.
  *
- * Options and input structs: call the matching *_init function first, then
- * set the fields you need; fields added in later versions get their defaults
- * that way.
+ * Versioned structs. The structs a caller fills for the library (options,
+ * alarms, events) begin with `struct_size`; their *_init macros set it to
+ * the size the caller was compiled with, and every other field to its
+ * default. Call *_init first, then set the fields you need. The structs the
+ * library fills (stats, status) are read through macros that pass their
+ * size the same way. So a program built against an older outpost_c.h runs
+ * against a newer liboutpost: the fields its header lacks keep their
+ * defaults, and the library never reads or writes past the caller's
+ * struct. Built against a newer header than the library it runs with, a
+ * program whose newer fields are left at their defaults (zero) works; a
+ * newer field set to anything else is OUTPOST_INVALID_ARGUMENT, an option
+ * this library cannot honour. Fields are only ever added at the end. The
+ * functions behind the macros (*_sized) are the exported symbols.
  */
 #ifndef OUTPOST_OUTPOST_C_H
 #define OUTPOST_OUTPOST_C_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "outpost/export.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -66,7 +78,7 @@ typedef enum outpost_code {
 
 /* A stable lower-case name for `code` ("store_full", as the C++
  * status_code_name); "unknown" for a value outside the enum. Static. */
-const char* outpost_code_name(outpost_code code);
+OUTPOST_API const char* outpost_code_name(outpost_code code);
 
 #define OUTPOST_ERROR_MESSAGE_BYTES 256
 
@@ -84,6 +96,7 @@ typedef struct outpost_store outpost_store;
  * (WAL + synchronous=FULL always, quick_check at open, refuse a damaged
  * file). */
 typedef struct outpost_store_options {
+    size_t struct_size; /* set by outpost_store_options_init */
     /* Required: [A-Za-z0-9._-]{1,64}; checked against the database on reopen.
      * Default NULL (so open fails until it is set). */
     const char* gateway_id;
@@ -100,8 +113,13 @@ typedef struct outpost_store_options {
 /* StoreOptions::kMinQuotaBytes. */
 #define OUTPOST_MIN_QUOTA_BYTES (256u * 1024u)
 
-/* Sets every field of `options` to its default. NULL is ignored. */
-void outpost_store_options_init(outpost_store_options* options);
+/* Sets every field of `options` to its default, and struct_size. */
+#define outpost_store_options_init(options) \
+    outpost_store_options_init_sized((options), sizeof *(options))
+/* Behind the macro: the first `struct_size` bytes of `options`. NULL is
+ * ignored. */
+OUTPOST_API void outpost_store_options_init_sized(outpost_store_options* options,
+                                                  size_t struct_size);
 
 /* Opens (creating if needed) the database at `path`, as outpost::Store::open.
  * On OUTPOST_OK *store_out holds a new handle (free it with
@@ -111,7 +129,7 @@ void outpost_store_options_init(outpost_store_options* options);
  * OUTPOST_CORRUPTION, OUTPOST_IO_ERROR, OUTPOST_DISK_FULL, OUTPOST_BUSY,
  * OUTPOST_OUTCOME_UNKNOWN (a migration's COMMIT failed: open again),
  * OUTPOST_NO_MEMORY. */
-outpost_code outpost_store_open(const char* path, const outpost_store_options* options,
+OUTPOST_API outpost_code outpost_store_open(const char* path, const outpost_store_options* options,
                                 outpost_store** store_out, outpost_error* error);
 
 /* Waits for writes in progress, then closes the database; the handle stays
@@ -119,12 +137,12 @@ outpost_code outpost_store_open(const char* path, const outpost_store_options* o
  * OUTPOST_CLOSED. Errors: OUTPOST_INVALID_ARGUMENT (NULL), OUTPOST_CLOSED
  * (already closed: nothing happens), OUTPOST_BUSY (a publisher started on
  * this store is still running: stop it first; nothing happens). */
-outpost_code outpost_store_close(outpost_store* store, outpost_error* error);
+OUTPOST_API outpost_code outpost_store_close(outpost_store* store, outpost_error* error);
 
 /* Releases the handle, closing the database if it is still open (a
  * publisher not yet freed keeps the database open until it is freed). NULL
  * is ignored. */
-void outpost_store_free(outpost_store* store);
+OUTPOST_API void outpost_store_free(outpost_store* store);
 
 typedef enum outpost_severity {
     OUTPOST_SEVERITY_INFO = 0,
@@ -137,6 +155,7 @@ typedef enum outpost_severity {
 /* One alarm, by the rules of outpost::Alarm (outpost/alarm.h): identifiers
  * [A-Za-z0-9._-]{1,64}, UTF-8 text, lengths in characters. */
 typedef struct outpost_alarm {
+    size_t struct_size;          /* set by outpost_alarm_init */
     const char* device_id;       /* required */
     const char* alarm_type;      /* required, 1 to 64 characters, e.g. "OVER_TEMP" */
     const char* event_type;      /* NULL or "" means "ALARM_RAISED"; or "ALARM_CLEARED" */
@@ -148,12 +167,15 @@ typedef struct outpost_alarm {
     const char* idempotency_key; /* optional, at most 128 bytes; see outpost_recorded */
 } outpost_alarm;
 
-/* Sets every field of `alarm` to its default (all strings NULL). */
-void outpost_alarm_init(outpost_alarm* alarm);
+/* Sets every field of `alarm` to its default (all strings NULL), and
+ * struct_size. */
+#define outpost_alarm_init(alarm) outpost_alarm_init_sized((alarm), sizeof *(alarm))
+OUTPOST_API void outpost_alarm_init_sized(outpost_alarm* alarm, size_t struct_size);
 
 /* An application event with a JSON payload, by the rules of outpost::Event
  * (outpost/event.h). */
 typedef struct outpost_event {
+    size_t struct_size;          /* set by outpost_event_init */
     const char* event_type;      /* required, [A-Z][A-Z0-9_]{0,63} */
     const char* device_id;       /* required; orders the events */
     const char* aggregate_type;  /* required, 1 to 64 characters, e.g. "valve" */
@@ -162,8 +184,9 @@ typedef struct outpost_event {
     const char* idempotency_key; /* optional, as in outpost_alarm */
 } outpost_event;
 
-/* Sets every field of `event` to NULL. */
-void outpost_event_init(outpost_event* event);
+/* Sets every field of `event` to NULL, and struct_size. */
+#define outpost_event_init(event) outpost_event_init_sized((event), sizeof *(event))
+OUTPOST_API void outpost_event_init_sized(outpost_event* event, size_t struct_size);
 
 #define OUTPOST_EVENT_ID_BYTES 37 /* a UUID's 36 characters and the NUL */
 
@@ -185,14 +208,14 @@ typedef struct outpost_recorded {
  * OUTPOST_DISK_FULL, OUTPOST_IO_ERROR (nothing written),
  * OUTPOST_OUTCOME_UNKNOWN (retry with the same idempotency key),
  * OUTPOST_CORRUPTION, OUTPOST_CLOSED, OUTPOST_NO_MEMORY. */
-outpost_code outpost_store_record_alarm(outpost_store* store, const outpost_alarm* alarm,
+OUTPOST_API outpost_code outpost_store_record_alarm(outpost_store* store, const outpost_alarm* alarm,
                                         outpost_recorded* recorded, outpost_error* error);
 
 /* Records `event` alone in one transaction, durable on return
  * (outpost::Store::transact with one enqueue). Outcomes as
  * outpost_store_record_alarm; a payload that is not one JSON object, or
  * larger than max_event_bytes, is OUTPOST_INVALID_ARGUMENT. */
-outpost_code outpost_store_record_event(outpost_store* store, const outpost_event* event,
+OUTPOST_API outpost_code outpost_store_record_event(outpost_store* store, const outpost_event* event,
                                         outpost_recorded* recorded, outpost_error* error);
 
 /* As outpost::StoreStats: the outbox of the whole database, and counters
@@ -207,13 +230,20 @@ typedef struct outpost_store_stats {
     uint64_t commits;         /* write transactions committed */
     uint64_t events_recorded; /* new outbox rows committed (duplicates excluded) */
     uint64_t purged_rows;     /* SENT rows removed by retention or quota */
+    int64_t confirmed;        /* SENT rows confirmed by a receipt (receipts on) */
+    /* The oldest pending event has waited at least this long (ms, boot
+     * clocks only: StoreStats::oldest_pending_age_ms); -1 when none. */
+    int64_t oldest_pending_age_ms;
 } outpost_store_stats;
 
 /* Reads the counts into *stats (zeroed on an error). Errors:
  * OUTPOST_INVALID_ARGUMENT (NULL), OUTPOST_CLOSED, OUTPOST_IO_ERROR,
  * OUTPOST_NO_MEMORY. */
-outpost_code outpost_store_get_stats(outpost_store* store, outpost_store_stats* stats,
-                                     outpost_error* error);
+#define outpost_store_get_stats(store, stats, error) \
+    outpost_store_get_stats_sized((store), (stats), sizeof *(stats), (error))
+OUTPOST_API outpost_code outpost_store_get_stats_sized(outpost_store* store,
+                                                       outpost_store_stats* stats,
+                                                       size_t struct_size, outpost_error* error);
 
 /* ---- Publisher --------------------------------------------------------- */
 
@@ -227,6 +257,7 @@ typedef struct outpost_publisher outpost_publisher;
 
 /* As outpost::PublisherOptions; what is not here keeps the C++ default. */
 typedef struct outpost_publisher_options {
+    size_t struct_size;     /* set by outpost_publisher_options_init */
     const char* broker_uri; /* "tcp://host:port" or "ssl://host:port";
                                default "tcp://127.0.0.1:1883" */
     const char* client_id;  /* NULL or "" means "outpost-<gatewayId>" */
@@ -242,10 +273,20 @@ typedef struct outpost_publisher_options {
     uint32_t reconnect_max_ms;   /* cap of the reconnect backoff; default 60000 */
     int max_in_flight;           /* QoS 1 window; default 20, at least 1 */
     int max_attempts;            /* broker refusals before DEAD; default 10 */
+    /* Receipts (PublisherOptions::receipts): nonzero waits for outpost-bridge
+     * to confirm each SENT row and publishes it again when no receipt came
+     * within receipt_timeout_ms (then after doubling pauses). Default 0. */
+    int receipts;
+    uint32_t receipt_timeout_ms; /* default 30000, at least 1 */
+    int max_unconfirmed;         /* published and not confirmed at once; default 1000 */
 } outpost_publisher_options;
 
-/* Sets every field of `options` to its default. NULL is ignored. */
-void outpost_publisher_options_init(outpost_publisher_options* options);
+/* Sets every field of `options` to its default, and struct_size. */
+#define outpost_publisher_options_init(options) \
+    outpost_publisher_options_init_sized((options), sizeof *(options))
+/* Behind the macro. NULL is ignored. */
+OUTPOST_API void outpost_publisher_options_init_sized(outpost_publisher_options* options,
+                                                      size_t struct_size);
 
 /* Starts the publisher thread for `store` (outpost::Publisher::start) and
  * returns at once: lease and connection come in the background (see
@@ -255,7 +296,7 @@ void outpost_publisher_options_init(outpost_publisher_options* options);
  * *publisher_out holds a new handle; on an error it is NULL.
  * Errors: OUTPOST_INVALID_ARGUMENT (NULL argument, bad options),
  * OUTPOST_CLOSED (the store is closed), OUTPOST_NOT_BUILT, OUTPOST_NO_MEMORY. */
-outpost_code outpost_publisher_start(outpost_store* store, const outpost_publisher_options* options,
+OUTPOST_API outpost_code outpost_publisher_start(outpost_store* store, const outpost_publisher_options* options,
                                      outpost_publisher** publisher_out, outpost_error* error);
 
 /* Stops as outpost::Publisher::stop: waits up to `timeout_ms` for the
@@ -264,7 +305,7 @@ outpost_code outpost_publisher_start(outpost_store* store, const outpost_publish
  * OUTPOST_TIMEOUT when PUBACKs were missing at the deadline (the stop
  * completes anyway). Idempotent: a second stop returns OUTPOST_OK at once.
  * OUTPOST_INVALID_ARGUMENT for NULL. */
-outpost_code outpost_publisher_stop(outpost_publisher* publisher, uint32_t timeout_ms,
+OUTPOST_API outpost_code outpost_publisher_stop(outpost_publisher* publisher, uint32_t timeout_ms,
                                     outpost_error* error);
 
 /* As outpost::PublisherStatus. Counters count since start. */
@@ -286,12 +327,16 @@ typedef struct outpost_publisher_status {
 /* Reads a snapshot into *status (zeroed on an error); cheap. Works after
  * stop too (the final counts). Errors: OUTPOST_INVALID_ARGUMENT (NULL),
  * OUTPOST_NO_MEMORY. */
-outpost_code outpost_publisher_get_status(outpost_publisher* publisher,
-                                          outpost_publisher_status* status, outpost_error* error);
+#define outpost_publisher_get_status(publisher, status, error) \
+    outpost_publisher_get_status_sized((publisher), (status), sizeof *(status), (error))
+OUTPOST_API outpost_code outpost_publisher_get_status_sized(outpost_publisher* publisher,
+                                                            outpost_publisher_status* status,
+                                                            size_t struct_size,
+                                                            outpost_error* error);
 
 /* Stops the publisher if it runs (default stop timeout, 5 s) and releases
  * the handle. NULL is ignored. */
-void outpost_publisher_free(outpost_publisher* publisher);
+OUTPOST_API void outpost_publisher_free(outpost_publisher* publisher);
 
 #ifdef __cplusplus
 }

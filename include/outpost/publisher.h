@@ -33,11 +33,16 @@
 #include <memory>
 #include <string>
 
+#include "outpost/export.h"
 #include "outpost/publisher_options.h"
 #include "outpost/status.h"
 #include "outpost/store.h"
 
 namespace outpost {
+
+namespace publish {
+class PublisherImpl;  // the publisher thread's state; internal
+}  // namespace publish
 
 // A snapshot of what the publisher is doing. Counters count since start().
 struct PublisherStatus {
@@ -94,7 +99,7 @@ struct PublisherStatus {
     std::string last_error;  // most recent connection or store error
 };
 
-class Publisher final {
+class OUTPOST_API Publisher final {
   public:
     // Starts the publisher thread ("outpost-pub") for `store`, which is
     // borrowed and must outlive the publisher. Returns at once: the lease
@@ -123,11 +128,9 @@ class Publisher final {
     // Thread-safe; cheap.
     PublisherStatus status() const;
 
-    class Impl;
-
   private:
-    explicit Publisher(std::unique_ptr<Impl> impl);
-    std::unique_ptr<Impl> impl_;
+    OUTPOST_LOCAL explicit Publisher(std::unique_ptr<publish::PublisherImpl> impl);
+    std::unique_ptr<publish::PublisherImpl> impl_;
 };
 
 }  // namespace outpost

@@ -14,6 +14,8 @@
 #include <string>
 #include <utility>
 
+#include "outpost/export.h"
+
 namespace outpost {
 
 enum class StatusCode {
@@ -60,9 +62,9 @@ enum class StatusCode {
 };
 
 // Returns a stable lower-case name for `code`, e.g. "store_full".
-const char* status_code_name(StatusCode code);
+OUTPOST_API const char* status_code_name(StatusCode code);
 
-class [[nodiscard]] Status final {
+class [[nodiscard]] OUTPOST_API Status final {
   public:
     Status() noexcept = default;
 

@@ -23,6 +23,7 @@
 
 #include "outpost/alarm.h"
 #include "outpost/event.h"
+#include "outpost/export.h"
 #include "outpost/status.h"
 #include "outpost/store_options.h"
 
@@ -38,7 +39,7 @@ using SqlValue = std::variant<std::nullptr_t, int64_t, double, std::string>;
 
 // The application's view of one transaction inside Store::transact. Borrowed
 // for the duration of the body only.
-class Transaction {
+class OUTPOST_API Transaction {
   public:
     virtual ~Transaction() = default;
     // Runs one SQL statement (the application's own tables) with `params`
@@ -84,7 +85,7 @@ struct OpenReport {
     bool integrity_checked = false;  // PRAGMA quick_check ran at this open
 };
 
-class Store final {
+class OUTPOST_API Store final {
   public:
     // Opens (creating if needed) the database at `path`, applies pending
     // migrations and checks integrity (options.check_on_open).
@@ -146,7 +147,7 @@ class Store final {
 
   private:
     friend class store::StoreAccess;
-    explicit Store(std::unique_ptr<store::StoreCore> core);
+    OUTPOST_LOCAL explicit Store(std::unique_ptr<store::StoreCore> core);
     std::unique_ptr<store::StoreCore> core_;
 };
 

@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "outpost/export.h"
 #include "outpost/status.h"
 #include "outpost/store.h"
 
@@ -35,11 +36,11 @@ namespace outpost {
 enum class EventState { kPending = 0, kSent = 1, kDead = 2 };
 
 // "PENDING", "SENT" or "DEAD".
-const char* event_state_name(EventState state);
+OUTPOST_API const char* event_state_name(EventState state);
 
 // The state named `name` in any letter case ("dead", "DEAD"); nullopt for
 // anything else.
-std::optional<EventState> parse_event_state(const std::string& name);
+OUTPOST_API std::optional<EventState> parse_event_state(const std::string& name);
 
 // One outbox event as an operator sees it.
 struct EventRecord {
@@ -71,7 +72,7 @@ struct LeaseRecord {
     std::string boot_id;  // the kernel boot id it was acquired in
 };
 
-class StoreAdmin final {
+class OUTPOST_API StoreAdmin final {
   public:
     // Borrows `store`, which must outlive this object. Thread-safe as the
     // Store is: every call opens what it needs and keeps nothing.

@@ -55,6 +55,7 @@
 #include <string>
 #include <string_view>
 
+#include "outpost/export.h"
 #include "outpost/publisher_options.h"
 #include "outpost/status.h"
 
@@ -63,7 +64,7 @@ namespace outpost {
 constexpr size_t kMaxTelemetryKeyBytes = 200;
 
 // True when `key` follows the key rules above.
-bool is_valid_telemetry_key(std::string_view key);
+OUTPOST_API bool is_valid_telemetry_key(std::string_view key);
 
 struct TelemetryOptions {
     // Required, [A-Za-z0-9._-]{1,64}. Topics are
@@ -121,7 +122,11 @@ struct TelemetryStats {
     std::string last_error;   // most recent connection or socket error
 };
 
-class TelemetryLane final {
+namespace telemetry {
+class LaneImpl;  // the lane's threads and ring; internal
+}  // namespace telemetry
+
+class OUTPOST_API TelemetryLane final {
   public:
     // Validates `options`, binds the datagram socket if one is set and
     // starts the sender thread (and "outpost-tele-dg" for the socket).
@@ -154,11 +159,9 @@ class TelemetryLane final {
     // returns false afterwards.
     void stop();
 
-    class Impl;
-
   private:
-    explicit TelemetryLane(std::unique_ptr<Impl> impl);
-    std::unique_ptr<Impl> impl_;
+    OUTPOST_LOCAL explicit TelemetryLane(std::unique_ptr<telemetry::LaneImpl> impl);
+    std::unique_ptr<telemetry::LaneImpl> impl_;
 };
 
 }  // namespace outpost

@@ -10,6 +10,8 @@
 
 #include "capi/error.h"
 #include "capi/handles.h"
+#include "capi/publisher_defaults.h"
+#include "capi/sized.h"
 #include "outpost/publisher.h"
 
 using namespace outpost;
@@ -49,6 +51,12 @@ PublisherOptions to_options(const outpost_publisher_options& options) {
     result.reconnect_initial = std::min(result.reconnect_initial, result.reconnect_max);
     result.max_in_flight = options.max_in_flight;
     result.max_attempts = options.max_attempts;
+    result.receipts = options.receipts != 0;
+    result.receipt_timeout = std::chrono::milliseconds(options.receipt_timeout_ms);
+    // As reconnect_initial above: a first timeout above the cap would be
+    // refused; the cap follows it up instead.
+    result.receipt_timeout_max = std::max(result.receipt_timeout_max, result.receipt_timeout);
+    result.max_unconfirmed = options.max_unconfirmed;
     return result;
 }
 
@@ -73,15 +81,22 @@ Status stop_once(outpost_publisher& handle, std::chrono::milliseconds timeout) {
 
 extern "C" {
 
-outpost_code outpost_publisher_start(outpost_store* store, const outpost_publisher_options* options,
+outpost_code outpost_publisher_start(outpost_store* store,
+                                     const outpost_publisher_options* caller_options,
                                      outpost_publisher** publisher_out, outpost_error* error) {
     if (publisher_out != nullptr) *publisher_out = nullptr;
     return guarded(error, [&] {
-        if (store == nullptr || options == nullptr || publisher_out == nullptr) {
+        if (store == nullptr || caller_options == nullptr || publisher_out == nullptr) {
             return fail(
                 error, OUTPOST_INVALID_ARGUMENT,
                 "outpost_publisher_start: store, options and publisher_out must not be NULL");
         }
+        outpost_publisher_options given = publisher_option_defaults();
+        if (read_sized(caller_options, kPublisherOptionsFirstSize, given,
+                       "outpost_publisher_start: options", error) != OUTPOST_OK) {
+            return OUTPOST_INVALID_ARGUMENT;
+        }
+        const outpost_publisher_options* options = &given;
         if (options->broker_uri == nullptr) {
             return fail(error, OUTPOST_INVALID_ARGUMENT,
                         "outpost_publisher_start: broker_uri is NULL");
@@ -113,11 +128,22 @@ outpost_code outpost_publisher_stop(outpost_publisher* publisher, uint32_t timeo
     });
 }
 
-outpost_code outpost_publisher_get_status(outpost_publisher* publisher,
-                                          outpost_publisher_status* status, outpost_error* error) {
-    if (status != nullptr) std::memset(status, 0, sizeof *status);
+outpost_code outpost_publisher_get_status_sized(outpost_publisher* publisher,
+                                                outpost_publisher_status* caller_status,
+                                                size_t struct_size, outpost_error* error) {
+    outpost_publisher_status filled{};
+    outpost_publisher_status* status = &filled;
+    // Zeroed on an error, filled on success: the caller's size, never more.
+    struct Deliver {
+        const outpost_publisher_status& from;
+        outpost_publisher_status* to;
+        size_t size;
+        ~Deliver() {
+            if (to != nullptr) write_sized(from, to, size);
+        }
+    } deliver{filled, caller_status, struct_size};
     return guarded(error, [&] {
-        if (publisher == nullptr || status == nullptr) {
+        if (publisher == nullptr || caller_status == nullptr) {
             return fail(error, OUTPOST_INVALID_ARGUMENT,
                         "outpost_publisher_get_status: publisher and status must not be NULL");
         }

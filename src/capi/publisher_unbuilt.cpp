@@ -20,9 +20,9 @@ outpost_code outpost_publisher_stop(outpost_publisher*, uint32_t, outpost_error*
     return fail(error, OUTPOST_INVALID_ARGUMENT, "outpost_publisher_stop: publisher is NULL");
 }
 
-outpost_code outpost_publisher_get_status(outpost_publisher*, outpost_publisher_status* status,
-                                          outpost_error* error) {
-    if (status != nullptr) std::memset(status, 0, sizeof *status);
+outpost_code outpost_publisher_get_status_sized(outpost_publisher*, outpost_publisher_status* status,
+                                                size_t struct_size, outpost_error* error) {
+    if (status != nullptr) std::memset(status, 0, struct_size);
     return fail(error, OUTPOST_INVALID_ARGUMENT, "outpost_publisher_get_status: publisher is NULL");
 }
 

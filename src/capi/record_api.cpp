@@ -7,6 +7,7 @@
 
 #include "capi/error.h"
 #include "capi/handles.h"
+#include "capi/sized.h"
 
 using namespace outpost;
 using namespace outpost::capi;
@@ -29,28 +30,49 @@ outpost_code copy_recorded(const RecordedEvent& event, outpost_recorded* recorde
     return succeed(error);
 }
 
+// The structs as first versioned: every field up to idempotency_key.
+constexpr size_t kAlarmFirstSize = offsetof(outpost_alarm, idempotency_key) + sizeof(char*);
+constexpr size_t kEventFirstSize = offsetof(outpost_event, idempotency_key) + sizeof(char*);
+
+outpost_alarm alarm_defaults() {
+    outpost_alarm alarm{};
+    alarm.struct_size = sizeof alarm;
+    alarm.severity = OUTPOST_SEVERITY_MAJOR;
+    return alarm;
+}
+
+outpost_event event_defaults() {
+    outpost_event event{};
+    event.struct_size = sizeof event;
+    return event;
+}
+
 }  // namespace
 
 extern "C" {
 
-void outpost_alarm_init(outpost_alarm* alarm) {
-    if (alarm == nullptr) return;
-    std::memset(alarm, 0, sizeof *alarm);
-    alarm->severity = OUTPOST_SEVERITY_MAJOR;
+void outpost_alarm_init_sized(outpost_alarm* alarm, size_t struct_size) {
+    init_sized(alarm, struct_size, alarm_defaults());
 }
 
-void outpost_event_init(outpost_event* event) {
-    if (event != nullptr) std::memset(event, 0, sizeof *event);
+void outpost_event_init_sized(outpost_event* event, size_t struct_size) {
+    init_sized(event, struct_size, event_defaults());
 }
 
-outpost_code outpost_store_record_alarm(outpost_store* store, const outpost_alarm* alarm,
+outpost_code outpost_store_record_alarm(outpost_store* store, const outpost_alarm* caller_alarm,
                                         outpost_recorded* recorded, outpost_error* error) {
     if (recorded != nullptr) std::memset(recorded, 0, sizeof *recorded);
     return guarded(error, [&] {
-        if (store == nullptr || alarm == nullptr || recorded == nullptr) {
+        if (store == nullptr || caller_alarm == nullptr || recorded == nullptr) {
             return fail(error, OUTPOST_INVALID_ARGUMENT,
                         "outpost_store_record_alarm: store, alarm and recorded must not be NULL");
         }
+        outpost_alarm given = alarm_defaults();
+        if (read_sized(caller_alarm, kAlarmFirstSize, given, "outpost_store_record_alarm: alarm",
+                       error) != OUTPOST_OK) {
+            return OUTPOST_INVALID_ARGUMENT;
+        }
+        const outpost_alarm* alarm = &given;
         // C lets an outpost_severity hold any int, but in C++ loading a
         // value outside the enumerators' range through the enum type is
         // undefined behaviour (UBSan caught the test's 42): read the
@@ -80,14 +102,20 @@ outpost_code outpost_store_record_alarm(outpost_store* store, const outpost_alar
     });
 }
 
-outpost_code outpost_store_record_event(outpost_store* store, const outpost_event* event,
+outpost_code outpost_store_record_event(outpost_store* store, const outpost_event* caller_event,
                                         outpost_recorded* recorded, outpost_error* error) {
     if (recorded != nullptr) std::memset(recorded, 0, sizeof *recorded);
     return guarded(error, [&] {
-        if (store == nullptr || event == nullptr || recorded == nullptr) {
+        if (store == nullptr || caller_event == nullptr || recorded == nullptr) {
             return fail(error, OUTPOST_INVALID_ARGUMENT,
                         "outpost_store_record_event: store, event and recorded must not be NULL");
         }
+        outpost_event given = event_defaults();
+        if (read_sized(caller_event, kEventFirstSize, given, "outpost_store_record_event: event",
+                       error) != OUTPOST_OK) {
+            return OUTPOST_INVALID_ARGUMENT;
+        }
+        const outpost_event* event = &given;
         if (check_open(*store->shared, error) != OUTPOST_OK) return OUTPOST_CLOSED;
         Event record;
         record.event_type = text(event->event_type);

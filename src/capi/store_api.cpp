@@ -4,6 +4,7 @@
 
 #include "capi/error.h"
 #include "capi/handles.h"
+#include "capi/sized.h"
 
 namespace outpost::capi {
 
@@ -23,13 +24,31 @@ using namespace outpost::capi;
 
 extern "C" {
 
-void outpost_store_options_init(outpost_store_options* options) {
-    if (options == nullptr) return;
+}  // extern "C"
+
+namespace {
+
+// outpost_store_options as first versioned: every field up to max_event_bytes.
+constexpr size_t kStoreOptionsFirstSize =
+    offsetof(outpost_store_options, max_event_bytes) + sizeof(uint32_t);
+
+outpost_store_options store_option_defaults() {
     const StoreOptions defaults;
-    options->gateway_id = nullptr;
-    options->quota_bytes = defaults.quota_bytes;
-    options->sent_retention_ms = static_cast<uint32_t>(defaults.sent_retention.count());
-    options->max_event_bytes = defaults.max_event_bytes;
+    outpost_store_options options{};
+    options.struct_size = sizeof options;
+    options.gateway_id = nullptr;
+    options.quota_bytes = defaults.quota_bytes;
+    options.sent_retention_ms = static_cast<uint32_t>(defaults.sent_retention.count());
+    options.max_event_bytes = defaults.max_event_bytes;
+    return options;
+}
+
+}  // namespace
+
+extern "C" {
+
+void outpost_store_options_init_sized(outpost_store_options* options, size_t struct_size) {
+    init_sized(options, struct_size, store_option_defaults());
 }
 
 outpost_code outpost_store_open(const char* path, const outpost_store_options* options,
@@ -40,11 +59,16 @@ outpost_code outpost_store_open(const char* path, const outpost_store_options* o
             return fail(error, OUTPOST_INVALID_ARGUMENT,
                         "outpost_store_open: path, options and store_out must not be NULL");
         }
+        outpost_store_options given = store_option_defaults();
+        if (read_sized(options, kStoreOptionsFirstSize, given, "outpost_store_open: options",
+                       error) != OUTPOST_OK) {
+            return OUTPOST_INVALID_ARGUMENT;
+        }
         StoreOptions store_options;
-        store_options.gateway_id = options->gateway_id ? options->gateway_id : "";
-        store_options.quota_bytes = options->quota_bytes;
-        store_options.sent_retention = std::chrono::milliseconds(options->sent_retention_ms);
-        store_options.max_event_bytes = options->max_event_bytes;
+        store_options.gateway_id = given.gateway_id ? given.gateway_id : "";
+        store_options.quota_bytes = given.quota_bytes;
+        store_options.sent_retention = std::chrono::milliseconds(given.sent_retention_ms);
+        store_options.max_event_bytes = given.max_event_bytes;
         auto opened = Store::open(path, store_options);
         if (!opened) return report(error, opened.status());
         auto handle = std::make_unique<outpost_store>();
@@ -80,11 +104,21 @@ void outpost_store_free(outpost_store* store) {
     delete store;
 }
 
-outpost_code outpost_store_get_stats(outpost_store* store, outpost_store_stats* stats,
-                                     outpost_error* error) {
-    if (stats != nullptr) std::memset(stats, 0, sizeof *stats);
+outpost_code outpost_store_get_stats_sized(outpost_store* store, outpost_store_stats* caller_stats,
+                                           size_t struct_size, outpost_error* error) {
+    outpost_store_stats filled{};
+    outpost_store_stats* stats = &filled;
+    // Zeroed on an error, filled on success: the caller's size, never more.
+    struct Deliver {
+        const outpost_store_stats& from;
+        outpost_store_stats* to;
+        size_t size;
+        ~Deliver() {
+            if (to != nullptr) write_sized(from, to, size);
+        }
+    } deliver{filled, caller_stats, struct_size};
     return guarded(error, [&] {
-        if (store == nullptr || stats == nullptr) {
+        if (store == nullptr || caller_stats == nullptr) {
             return fail(error, OUTPOST_INVALID_ARGUMENT,
                         "outpost_store_get_stats: store and stats must not be NULL");
         }
@@ -100,6 +134,8 @@ outpost_code outpost_store_get_stats(outpost_store* store, outpost_store_stats* 
         stats->commits = read->commits;
         stats->events_recorded = read->events_recorded;
         stats->purged_rows = read->purged_rows;
+        stats->confirmed = read->confirmed;
+        stats->oldest_pending_age_ms = read->oldest_pending_age_ms;
         return succeed(error);
     });
 }

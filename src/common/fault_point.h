@@ -73,7 +73,7 @@ inline constexpr FaultPointInfo kFaultPoints[] = {
     {"publish.after_puback", "PUBACK received, SENT not yet marked", "publish"},
     {"bridge.before_send", "message validated, RocketMQ send not started", "bridge"},
     {"bridge.after_send", "SEND_OK received, MQTT PUBACK not yet sent", "bridge"},
-    // Hit by outpost-consumer (Java, src/consumer: FaultPoints.java holds the
+    // Hit by outpost-consumer (Java, consumer: FaultPoints.java holds the
     // same names, and its tests compare the two lists), not by C++ code.
     {"consumer.before_commit", "business rows and dedupe record written, COMMIT not yet run",
      "consumer"},

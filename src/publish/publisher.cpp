@@ -1,4 +1,4 @@
-// outpost::Publisher: option checks and the facade over Publisher::Impl.
+// outpost::Publisher: option checks and the facade over publish::PublisherImpl.
 #include "outpost/publisher.h"
 
 #include "publish/publisher_impl.h"
@@ -52,12 +52,12 @@ Status check_options(const PublisherOptions& options) {
 Result<std::unique_ptr<Publisher>> Publisher::start(Store& store, const PublisherOptions& options) {
     Status valid = check_options(options);
     if (!valid) return valid;
-    auto impl = std::make_unique<Impl>(store, options, publish::make_paho_link);
+    auto impl = std::make_unique<publish::PublisherImpl>(store, options, publish::make_paho_link);
     impl->launch();
     return std::unique_ptr<Publisher>(new Publisher(std::move(impl)));
 }
 
-Publisher::Publisher(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Publisher::Publisher(std::unique_ptr<publish::PublisherImpl> impl) : impl_(std::move(impl)) {}
 
 Publisher::~Publisher() {
     impl_->stop(kDefaultStopTimeout)

@@ -25,7 +25,7 @@ constexpr int64_t kPublishOverheadBytes = 16;
 
 }  // namespace
 
-void Publisher::Impl::fill_window(int64_t now) {
+void publish::PublisherImpl::fill_window(int64_t now) {
     if (stopping_) return;
     // Retries first: they are older than anything fetched since (W3).
     for (store::OutboxRow& row : window_.take_due(now)) {
@@ -47,7 +47,7 @@ void Publisher::Impl::fill_window(int64_t now) {
     }
 }
 
-bool Publisher::Impl::refill_ready() {
+bool publish::PublisherImpl::refill_ready() {
     if (!changed_ && !more_) return false;
     changed_ = false;  // before reading: a commit from now on sets it again
     auto rows = store::fetch_pending(*reader_, cursor_, kFetchRows);
@@ -64,7 +64,7 @@ bool Publisher::Impl::refill_ready() {
     return true;
 }
 
-void Publisher::Impl::start_publish(store::OutboxRow row, int64_t now, bool retry) {
+void publish::PublisherImpl::start_publish(store::OutboxRow row, int64_t now, bool retry) {
     const std::string topic = topic_prefix_ + row.topic_suffix;
     const int64_t packet_bytes =
         static_cast<int64_t>(topic.size() + row.envelope.size()) + kPublishOverheadBytes;
@@ -98,7 +98,7 @@ void Publisher::Impl::start_publish(store::OutboxRow row, int64_t now, bool retr
     connection_lost(status.message(), now);
 }
 
-void Publisher::Impl::on_outcome(const publish::PublishOutcome& outcome, int64_t now) {
+void publish::PublisherImpl::on_outcome(const publish::PublishOutcome& outcome, int64_t now) {
     if (republish_outcome(outcome, now)) return;  // receipts
     std::optional<publish::Flight> flight = window_.land(outcome.tag);
     if (!flight) return;  // abandoned at a connection loss: already pending again
@@ -135,7 +135,7 @@ void Publisher::Impl::on_outcome(const publish::PublishOutcome& outcome, int64_t
     window_.check_invariants();
 }
 
-void Publisher::Impl::on_refused(publish::Flight flight, const std::string& reason, int64_t now) {
+void publish::PublisherImpl::on_refused(publish::Flight flight, const std::string& reason, int64_t now) {
     live_.refused++;
     auto dead = store::record_failure(core_, flight.row.id, reason, epoch_, options_.max_attempts);
     if (!dead && dead.status().code() == StatusCode::kFenced) {
@@ -157,7 +157,7 @@ void Publisher::Impl::on_refused(publish::Flight flight, const std::string& reas
     window_.retry(flight, due);
 }
 
-void Publisher::Impl::report_dead(const store::OutboxRow& row, const std::string& reason) {
+void publish::PublisherImpl::report_dead(const store::OutboxRow& row, const std::string& reason) {
     if (!options_.on_dead) return;
     DeadEvent event;
     event.event_id = row.event_id;
@@ -174,7 +174,7 @@ void Publisher::Impl::report_dead(const store::OutboxRow& row, const std::string
     }
 }
 
-void Publisher::Impl::on_marks(const publish::MarkReport& report, int64_t now) {
+void publish::PublisherImpl::on_marks(const publish::MarkReport& report, int64_t now) {
     for (int64_t id : report.ids) window_.marked(id);
     if (report.status) {
         live_.sent += report.ids.size();
@@ -189,14 +189,14 @@ void Publisher::Impl::on_marks(const publish::MarkReport& report, int64_t now) {
     note_store_error(report.status, now);
 }
 
-void Publisher::Impl::rewind_to(int64_t id) {
+void publish::PublisherImpl::rewind_to(int64_t id) {
     if (id <= 0 || id - 1 >= cursor_) return;
     cursor_ = id - 1;
     ready_.clear();
     more_ = true;
 }
 
-void Publisher::Impl::probe_backlog(int64_t now) {
+void publish::PublisherImpl::probe_backlog(int64_t now) {
     // The store keeps these figures as it changes: no scan (outbox_summary.h).
     auto stats = store_.stats();
     if (!stats) {
@@ -209,7 +209,7 @@ void Publisher::Impl::probe_backlog(int64_t now) {
     track_unconfirmed(now, stats->sent - stats->confirmed);  // receipts
 }
 
-void Publisher::Impl::note_store_error(const Status& status, int64_t) {
+void publish::PublisherImpl::note_store_error(const Status& status, int64_t) {
     live_.last_error = status.to_string();
 }
 

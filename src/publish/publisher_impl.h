@@ -43,13 +43,13 @@
 
 namespace outpost {
 
-class Publisher::Impl final {
+class publish::PublisherImpl final {
   public:
     // `make_link` builds the broker connection of each lease:
     // publish::make_paho_link in Publisher::start(), a scripted link in unit
-    // tests. `store` is borrowed and must outlive the Impl.
-    Impl(Store& store, const PublisherOptions& options, publish::LinkFactory make_link);
-    ~Impl();
+    // tests. `store` is borrowed and must outlive it.
+    PublisherImpl(Store& store, const PublisherOptions& options, publish::LinkFactory make_link);
+    ~PublisherImpl();
 
     void launch();
     Status stop(std::chrono::milliseconds timeout);

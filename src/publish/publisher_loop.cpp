@@ -28,7 +28,7 @@ std::string make_holder(const std::string& boot_id) {
 
 }  // namespace
 
-Publisher::Impl::Impl(Store& store, const PublisherOptions& options, publish::LinkFactory make_link)
+publish::PublisherImpl::PublisherImpl(Store& store, const PublisherOptions& options, publish::LinkFactory make_link)
     : store_(store),
       core_(store::core_of(store)),
       options_(options),
@@ -49,12 +49,12 @@ Publisher::Impl::Impl(Store& store, const PublisherOptions& options, publish::Li
                             seeded_random(options.jitter_seed ? options.jitter_seed + 2 : 0))),
       window_(options.max_in_flight) {}
 
-Publisher::Impl::~Impl() {
-    stop(kDefaultStopTimeout)
+publish::PublisherImpl::~PublisherImpl() {
+    stop(Publisher::kDefaultStopTimeout)
         .ignore_error("a destructor has no one to tell; stop() first to hear the outcome");
 }
 
-void Publisher::Impl::launch() {
+void publish::PublisherImpl::launch() {
     // Receipts on: an unconfirmed SENT row may have to go out again, so
     // purges keep it (StoreCore::purge_confirmed_only).
     core_.set_purge_confirmed_only(options_.receipts);
@@ -63,7 +63,7 @@ void Publisher::Impl::launch() {
     thread_ = std::thread([this] { run(); });
 }
 
-Status Publisher::Impl::stop(std::chrono::milliseconds timeout) {
+Status publish::PublisherImpl::stop(std::chrono::milliseconds timeout) {
     std::lock_guard<std::mutex> lock(stop_mutex_);
     if (stopped_) return Status::ok();
     stopped_ = true;
@@ -74,7 +74,7 @@ Status Publisher::Impl::stop(std::chrono::milliseconds timeout) {
     return stop_result_;
 }
 
-PublisherStatus Publisher::Impl::status() const {
+PublisherStatus publish::PublisherImpl::status() const {
     PublisherStatus status;
     {
         std::lock_guard<std::mutex> lock(shared_mutex_);
@@ -95,7 +95,7 @@ PublisherStatus Publisher::Impl::status() const {
     return status;
 }
 
-void Publisher::Impl::share_status() {
+void publish::PublisherImpl::share_status() {
     live_.lease_held = lease_.held();
     live_.lease_epoch = lease_.held() ? epoch_ : live_.lease_epoch;
     live_.connected = connected_;
@@ -106,7 +106,7 @@ void Publisher::Impl::share_status() {
     shared_ = live_;
 }
 
-void Publisher::Impl::run() {
+void publish::PublisherImpl::run() {
     pthread_setname_np(pthread_self(), "outpost-pub");
     for (;;) {
         int64_t now = clock_.boot_ms();
@@ -133,7 +133,7 @@ void Publisher::Impl::run() {
     share_status();
 }
 
-void Publisher::Impl::dispatch(const publish::Mail& mail, int64_t now) {
+void publish::PublisherImpl::dispatch(const publish::Mail& mail, int64_t now) {
     if (mail.committed) changed_ = true;
     for (const publish::LinkEvent& event : mail.link_events) {
         if (event.kind == publish::LinkEvent::Kind::kOutcome) {
@@ -148,7 +148,7 @@ void Publisher::Impl::dispatch(const publish::Mail& mail, int64_t now) {
     for (const publish::ConfirmReport& report : mail.confirms) on_confirms(report, now);
 }
 
-void Publisher::Impl::housekeeping(int64_t now) {
+void publish::PublisherImpl::housekeeping(int64_t now) {
     if (now >= next_poll_) {
         // Another process committed: data_version moves on our reader. Our
         // own commits announce themselves through the commit listener.
@@ -182,7 +182,7 @@ void Publisher::Impl::housekeeping(int64_t now) {
     republish_due(now);
 }
 
-int64_t Publisher::Impl::next_wake(int64_t now) const {
+int64_t publish::PublisherImpl::next_wake(int64_t now) const {
     int64_t wake = now + kMaxSleepMs;
     if (!lease_.held()) return std::min(wake, next_lease_try_);
     wake = std::min({wake, next_poll_, next_rescan_, next_purge_, next_probe_});
@@ -196,7 +196,7 @@ int64_t Publisher::Impl::next_wake(int64_t now) const {
     return wake;
 }
 
-Status Publisher::Impl::drain(int64_t deadline) {
+Status publish::PublisherImpl::drain(int64_t deadline) {
     stopping_ = true;
     if (lease_.held()) {
         // Nothing new goes out; wait for the verdicts on what is in flight.

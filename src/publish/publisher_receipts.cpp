@@ -41,7 +41,7 @@ constexpr int64_t kNoRoomPauseMs = 50;
 
 }  // namespace
 
-void Publisher::Impl::subscribe_receipts(int64_t now) {
+void publish::PublisherImpl::subscribe_receipts(int64_t now) {
     if (!options_.receipts || !connected_) return;
     Status subscribed = link_->subscribe(receipt_topic_, kSubscribeTimeout);
     if (!subscribed) {
@@ -53,7 +53,7 @@ void Publisher::Impl::subscribe_receipts(int64_t now) {
     }
 }
 
-void Publisher::Impl::on_link_message(const publish::LinkEvent& event) {
+void publish::PublisherImpl::on_link_message(const publish::LinkEvent& event) {
     if (!options_.receipts || event.topic != receipt_topic_ || !marker_) {
         live_.receipts_malformed++;
         return;
@@ -77,7 +77,7 @@ void Publisher::Impl::on_link_message(const publish::LinkEvent& event) {
     marker_->add_receipt(std::move(event_ids), std::move(row_hints));
 }
 
-void Publisher::Impl::on_confirms(const publish::ConfirmReport& report, int64_t now) {
+void publish::PublisherImpl::on_confirms(const publish::ConfirmReport& report, int64_t now) {
     if (!report.status) {
         if (report.status.code() == StatusCode::kFenced) {
             drop_lease(report.status.to_string(), now);
@@ -92,14 +92,14 @@ void Publisher::Impl::on_confirms(const publish::ConfirmReport& report, int64_t 
     for (const std::string& id : report.settled) forget_awaiting(id);
 }
 
-void Publisher::Impl::forget_awaiting(const std::string& event_id) {
+void publish::PublisherImpl::forget_awaiting(const std::string& event_id) {
     auto found = awaiting_.find(event_id);
     if (found == awaiting_.end()) return;
     if (found->second.tag != 0) republishing_.erase(found->second.tag);
     awaiting_.erase(found);
 }
 
-void Publisher::Impl::await_receipt(int64_t id, const std::string& event_id, int64_t now) {
+void publish::PublisherImpl::await_receipt(int64_t id, const std::string& event_id, int64_t now) {
     if (!options_.receipts) return;
     Awaiting& entry = awaiting_[event_id];
     entry.id = id;
@@ -108,7 +108,7 @@ void Publisher::Impl::await_receipt(int64_t id, const std::string& event_id, int
     republish_check_at_ = std::min(republish_check_at_, entry.due_ms);
 }
 
-bool Publisher::Impl::republish_outcome(const publish::PublishOutcome& outcome, int64_t now) {
+bool publish::PublisherImpl::republish_outcome(const publish::PublishOutcome& outcome, int64_t now) {
     if ((outcome.tag & kRepublishTag) == 0) return false;
     auto flight = republishing_.find(outcome.tag);
     if (flight == republishing_.end()) return true;  // abandoned, or confirmed meanwhile
@@ -128,7 +128,7 @@ bool Publisher::Impl::republish_outcome(const publish::PublishOutcome& outcome, 
     return true;
 }
 
-void Publisher::Impl::republish_due(int64_t now) {
+void publish::PublisherImpl::republish_due(int64_t now) {
     // The set is walked only when something is due (republish_check_at_),
     // not on every round of the loop.
     if (!options_.receipts || !connected_ || stopping_ || now < republish_check_at_) return;
@@ -186,7 +186,7 @@ void Publisher::Impl::republish_due(int64_t now) {
     }
 }
 
-void Publisher::Impl::abandon_republishes(int64_t now) {
+void publish::PublisherImpl::abandon_republishes(int64_t now) {
     for (const auto& [tag, event_id] : republishing_) {
         auto found = awaiting_.find(event_id);
         if (found == awaiting_.end()) continue;
@@ -197,14 +197,14 @@ void Publisher::Impl::abandon_republishes(int64_t now) {
     republishing_.clear();
 }
 
-void Publisher::Impl::forget_receipts() {
+void publish::PublisherImpl::forget_receipts() {
     awaiting_.clear();
     republishing_.clear();
     pickup_.reset();
     republish_check_at_ = kNever;
 }
 
-void Publisher::Impl::track_unconfirmed(int64_t now, int64_t unconfirmed_in_store) {
+void publish::PublisherImpl::track_unconfirmed(int64_t now, int64_t unconfirmed_in_store) {
     if (!options_.receipts) return;
     live_.awaiting_receipt = unconfirmed_in_store;
     int64_t oldest = -1;
@@ -219,7 +219,7 @@ void Publisher::Impl::track_unconfirmed(int64_t now, int64_t unconfirmed_in_stor
     pick_up_unconfirmed(now);
 }
 
-void Publisher::Impl::pick_up_unconfirmed(int64_t now) {
+void publish::PublisherImpl::pick_up_unconfirmed(int64_t now) {
     if (!options_.receipts || !reader_ || !pickup_.more()) return;
     auto rows = pickup_.look(*reader_, unconfirmed_room());
     if (!rows) {
@@ -233,12 +233,12 @@ void Publisher::Impl::pick_up_unconfirmed(int64_t now) {
     }
 }
 
-int64_t Publisher::Impl::unconfirmed_room() const {
+int64_t publish::PublisherImpl::unconfirmed_room() const {
     return options_.max_unconfirmed - static_cast<int64_t>(awaiting_.size()) -
            window_.in_flight();  // R2
 }
 
-bool Publisher::Impl::room_for_new_rows() const {
+bool publish::PublisherImpl::room_for_new_rows() const {
     const int64_t flights = window_.in_flight() + static_cast<int64_t>(republishing_.size());
     if (flights >= window_.capacity()) return false;
     if (!options_.receipts) return true;
@@ -246,7 +246,7 @@ bool Publisher::Impl::room_for_new_rows() const {
            options_.max_unconfirmed;  // R2
 }
 
-std::optional<int64_t> Publisher::Impl::next_republish() const {
+std::optional<int64_t> publish::PublisherImpl::next_republish() const {
     if (!options_.receipts || !connected_ || republish_check_at_ == kNever) return std::nullopt;
     return republish_check_at_;
 }

@@ -10,7 +10,7 @@ constexpr std::chrono::milliseconds kPresenceTimeout{2000};
 
 }  // namespace
 
-bool Publisher::Impl::take_lease(int64_t now) {
+bool publish::PublisherImpl::take_lease(int64_t now) {
     auto locked = lease_.try_acquire();
     if (!locked) {
         live_.last_error = locked.status().to_string();
@@ -68,7 +68,7 @@ bool Publisher::Impl::take_lease(int64_t now) {
     return true;
 }
 
-void Publisher::Impl::drop_lease(const std::string& why, int64_t now) {
+void publish::PublisherImpl::drop_lease(const std::string& why, int64_t now) {
     if (marker_) marker_->finish();
     marker_.reset();
     if (link_ && connected_) {
@@ -86,7 +86,7 @@ void Publisher::Impl::drop_lease(const std::string& why, int64_t now) {
     next_lease_try_ = now + options_.lease_retry.count();
 }
 
-void Publisher::Impl::connect(int64_t now) {
+void publish::PublisherImpl::connect(int64_t now) {
     if (link_->connected()) {
         link_->disconnect(std::chrono::milliseconds(0))
             .ignore_error("replacing a stale connection: only the new connect's result matters");
@@ -118,7 +118,7 @@ void Publisher::Impl::connect(int64_t now) {
     subscribe_receipts(now);  // clean start: every connect subscribes again
 }
 
-void Publisher::Impl::connection_lost(const std::string& cause, int64_t now) {
+void publish::PublisherImpl::connection_lost(const std::string& cause, int64_t now) {
     if (!connected_) return;  // paho may report one loss twice (lost + DISCONNECT)
     connected_ = false;
     live_.last_error = cause;
@@ -130,7 +130,7 @@ void Publisher::Impl::connection_lost(const std::string& cause, int64_t now) {
     next_connect_ = now + reconnect_backoff_.delay(connect_failures_in_row_).count();
 }
 
-void Publisher::Impl::say_goodbye(std::chrono::milliseconds timeout) {
+void publish::PublisherImpl::say_goodbye(std::chrono::milliseconds timeout) {
     if (!connected_) return;
     // A clean DISCONNECT makes the broker drop the will: say "offline" first.
     link_

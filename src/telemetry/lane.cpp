@@ -38,16 +38,16 @@ Status check_options(const TelemetryOptions& options) {
 
 }  // namespace
 
-TelemetryLane::Impl::Impl(const TelemetryOptions& options)
+telemetry::LaneImpl::LaneImpl(const TelemetryOptions& options)
     : options_(options),
       topic_prefix_("outpost/" + options.gateway_id + "/telemetry/"),
       ring_(options.ring_capacity, options.coalesce) {}
 
-TelemetryLane::Impl::~Impl() {
+telemetry::LaneImpl::~LaneImpl() {
     stop();
 }
 
-Status TelemetryLane::Impl::open() {
+Status telemetry::LaneImpl::open() {
     const std::string client_id = options_.client_id.empty()
                                       ? "outpost-" + options_.gateway_id + "-telemetry"
                                       : options_.client_id;
@@ -65,7 +65,7 @@ Status TelemetryLane::Impl::open() {
     return Status::ok();
 }
 
-void TelemetryLane::Impl::run() {
+void telemetry::LaneImpl::run() {
     sender_thread_ = std::thread([this] { sender_loop(); });
     if (socket_) {
         socket_->run(
@@ -74,7 +74,7 @@ void TelemetryLane::Impl::run() {
     }
 }
 
-bool TelemetryLane::Impl::offer(std::string_view key, std::string_view payload) noexcept {
+bool telemetry::LaneImpl::offer(std::string_view key, std::string_view payload) noexcept {
     offered_.fetch_add(1, std::memory_order_relaxed);
     if (!accepting_.load(std::memory_order_acquire)) {
         dropped_disconnected_.fetch_add(1, std::memory_order_relaxed);
@@ -110,7 +110,7 @@ bool TelemetryLane::Impl::offer(std::string_view key, std::string_view payload) 
     }
 }
 
-void TelemetryLane::Impl::offer_datagram(std::string_view bytes, bool truncated) noexcept {
+void telemetry::LaneImpl::offer_datagram(std::string_view bytes, bool truncated) noexcept {
     datagrams_.fetch_add(1, std::memory_order_relaxed);
     if (truncated) {
         offered_.fetch_add(1, std::memory_order_relaxed);
@@ -126,7 +126,7 @@ void TelemetryLane::Impl::offer_datagram(std::string_view bytes, bool truncated)
     offer(parts->key, parts->payload);
 }
 
-TelemetryStats TelemetryLane::Impl::stats() const {
+TelemetryStats telemetry::LaneImpl::stats() const {
     TelemetryStats stats;
     stats.offered = offered_.load(std::memory_order_relaxed);
     stats.published = published_.load(std::memory_order_relaxed);
@@ -147,7 +147,7 @@ TelemetryStats TelemetryLane::Impl::stats() const {
     return stats;
 }
 
-void TelemetryLane::Impl::stop() {
+void telemetry::LaneImpl::stop() {
     std::lock_guard<std::mutex> serial(stop_mutex_);
     if (socket_) socket_->stop();  // no more datagram offers
     accepting_.store(false, std::memory_order_release);
@@ -167,7 +167,7 @@ void TelemetryLane::Impl::stop() {
     dropped_disconnected_.fetch_add(unsent, std::memory_order_relaxed);
 }
 
-void TelemetryLane::Impl::on_connection_lost(const std::string& cause) {
+void telemetry::LaneImpl::on_connection_lost(const std::string& cause) {
     set_error(cause);
     connected_.store(false, std::memory_order_relaxed);
     {
@@ -177,7 +177,7 @@ void TelemetryLane::Impl::on_connection_lost(const std::string& cause) {
     ring_changed_.notify_all();
 }
 
-void TelemetryLane::Impl::set_error(std::string error) {
+void telemetry::LaneImpl::set_error(std::string error) {
     std::lock_guard<std::mutex> lock(error_mutex_);
     last_error_ = std::move(error);
 }
@@ -185,14 +185,14 @@ void TelemetryLane::Impl::set_error(std::string error) {
 Result<std::unique_ptr<TelemetryLane>> TelemetryLane::start(const TelemetryOptions& options) {
     Status valid = check_options(options);
     if (!valid) return valid;
-    auto impl = std::make_unique<Impl>(options);
+    auto impl = std::make_unique<telemetry::LaneImpl>(options);
     Status opened = impl->open();
     if (!opened) return opened;
     impl->run();
     return std::unique_ptr<TelemetryLane>(new TelemetryLane(std::move(impl)));
 }
 
-TelemetryLane::TelemetryLane(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+TelemetryLane::TelemetryLane(std::unique_ptr<telemetry::LaneImpl> impl) : impl_(std::move(impl)) {}
 
 TelemetryLane::~TelemetryLane() = default;
 

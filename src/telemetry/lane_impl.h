@@ -36,10 +36,10 @@ constexpr int kTelemetryNice = 10;
 // kernel refused, which leaves the default priority.
 bool lower_thread_priority();
 
-class TelemetryLane::Impl final {
+class telemetry::LaneImpl final {
   public:
-    explicit Impl(const TelemetryOptions& options);
-    ~Impl();
+    explicit LaneImpl(const TelemetryOptions& options);
+    ~LaneImpl();
 
     // Builds the MQTT client and binds the socket; starts nothing.
     Status open();

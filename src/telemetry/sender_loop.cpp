@@ -26,7 +26,7 @@ bool lower_thread_priority() {
     return ::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), kTelemetryNice) == 0;
 }
 
-void TelemetryLane::Impl::sender_loop() {
+void telemetry::LaneImpl::sender_loop() {
     ::pthread_setname_np(::pthread_self(), "outpost-tele");
     lower_thread_priority();
     Backoff backoff = Backoff::jittered(options_.reconnect_initial, options_.reconnect_max,
@@ -65,14 +65,14 @@ void TelemetryLane::Impl::sender_loop() {
     }
 }
 
-std::optional<telemetry::TelemetryMessage> TelemetryLane::Impl::next_message() {
+std::optional<telemetry::TelemetryMessage> telemetry::LaneImpl::next_message() {
     std::unique_lock<std::mutex> lock(ring_mutex_);
     ring_changed_.wait(lock, [&] { return stopping_ || connection_lost_ || ring_.size() > 0; });
     if (stopping_ || connection_lost_) return std::nullopt;
     return ring_.pop();
 }
 
-void TelemetryLane::Impl::send(const telemetry::TelemetryMessage& message) {
+void telemetry::LaneImpl::send(const telemetry::TelemetryMessage& message) {
     const std::string topic = topic_prefix_ + message.key;
     std::string error;
     for (;;) {
@@ -98,7 +98,7 @@ void TelemetryLane::Impl::send(const telemetry::TelemetryMessage& message) {
     }
 }
 
-bool TelemetryLane::Impl::wait_for_send_slot(telemetry::SendPacer& pacer) {
+bool telemetry::LaneImpl::wait_for_send_slot(telemetry::SendPacer& pacer) {
     for (;;) {
         const auto now = std::chrono::steady_clock::now();
         const std::chrono::microseconds wait = pacer.wait_needed(now);
@@ -110,7 +110,7 @@ bool TelemetryLane::Impl::wait_for_send_slot(telemetry::SendPacer& pacer) {
     }
 }
 
-bool TelemetryLane::Impl::pause(std::chrono::microseconds delay) {
+bool telemetry::LaneImpl::pause(std::chrono::microseconds delay) {
     std::unique_lock<std::mutex> lock(ring_mutex_);
     ring_changed_.wait_for(lock, delay, [&] { return stopping_; });
     return !stopping_;

@@ -1,6 +1,6 @@
 // The whole chain down to the consumer's database: a real gateway (Store +
 // Publisher) -> mosquitto -> outpost-bridge -> RocketMQ -> outpost-consumer
-// (src/consumer, RocketMQ's official Java client) -> SQLite or PostgreSQL.
+// (consumer, RocketMQ's official Java client) -> SQLite or PostgreSQL.
 // Redeliveries of every kind must leave exactly one business row per
 // eventId; a consumer killed around its COMMIT loses nothing and applies
 // nothing twice; seq gaps and late arrivals are reported.

@@ -1,4 +1,4 @@
-// What the consumer chain tests share: outpost-consumer (src/consumer, run
+// What the consumer chain tests share: outpost-consumer (consumer, run
 // through scripts/consumer.sh) as a child process, its database read from
 // outside (the sqlite3 and psql command-line tools), and a real gateway
 // (Store + Publisher) publishing to the test's mosquitto. The bridge and

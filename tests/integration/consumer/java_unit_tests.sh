@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The reference consumer's own JUnit tests (src/consumer/src/test: envelope
+# The reference consumer's own JUnit tests (consumer/src/test: envelope
 # rules, the dedupe transaction on SQLite and, with OUTPOST_POSTGRES_ENV, on
 # PostgreSQL; the documented DDL), run by Maven Surefire through
 # scripts/consumer.sh test, reported as one TAP test per test class.

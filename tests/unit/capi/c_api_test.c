@@ -116,7 +116,7 @@ static void codes_and_defaults(void) {
           "every code has the stable name the C++ status_code_name gives it", NULL);
 
     outpost_store_options_init(&store_options);
-    outpost_store_options_init(NULL);
+    outpost_store_options_init_sized(NULL, sizeof(outpost_store_options));
     check(store_options.gateway_id == NULL && store_options.quota_bytes == 64u * 1024u * 1024u &&
               store_options.sent_retention_ms == 24u * 3600u * 1000u &&
               store_options.max_event_bytes == 64u * 1024u,
@@ -124,7 +124,7 @@ static void codes_and_defaults(void) {
           NULL);
 
     outpost_publisher_options_init(&publisher_options);
-    outpost_publisher_options_init(NULL);
+    outpost_publisher_options_init_sized(NULL, sizeof(outpost_publisher_options));
     check(publisher_options.broker_uri != NULL &&
               strcmp(publisher_options.broker_uri, "tcp://127.0.0.1:1883") == 0 &&
               publisher_options.client_id == NULL && publisher_options.tls_verify_server == 1 &&
@@ -133,8 +133,8 @@ static void codes_and_defaults(void) {
           "publisher options start at the C++ defaults", NULL);
 
     outpost_alarm_init(&alarm);
-    outpost_alarm_init(NULL);
-    outpost_event_init(NULL);
+    outpost_alarm_init_sized(NULL, sizeof(outpost_alarm));
+    outpost_event_init_sized(NULL, sizeof(outpost_event));
     check(
         alarm.device_id == NULL && alarm.severity == OUTPOST_SEVERITY_MAJOR && alarm.has_value == 0,
         "an initialised alarm has no fields set and severity major", NULL);
@@ -282,7 +282,7 @@ static void records_alarms_and_events(outpost_store* store) {
     check(pending_of(store) == 3, "refused events wrote nothing", NULL);
 
     check(outpost_store_get_stats(NULL, &stats, &error) == OUTPOST_INVALID_ARGUMENT &&
-              outpost_store_get_stats(store, NULL, &error) == OUTPOST_INVALID_ARGUMENT,
+              outpost_store_get_stats_sized(store, NULL, sizeof(outpost_store_stats), &error) == OUTPOST_INVALID_ARGUMENT,
           "get_stats with a NULL store or result is invalid_argument", &error);
 }
 
@@ -343,7 +343,7 @@ static void publisher_runs_and_stops(outpost_store* store) {
               strlen(status.last_error) > 0 && status.sent == 0,
           "a stopped publisher reports not running and the failed connection it saw", &error);
     check(outpost_publisher_get_status(NULL, &status, &error) == OUTPOST_INVALID_ARGUMENT &&
-              outpost_publisher_get_status(publisher, NULL, &error) == OUTPOST_INVALID_ARGUMENT &&
+              outpost_publisher_get_status_sized(publisher, NULL, sizeof(outpost_publisher_status), &error) == OUTPOST_INVALID_ARGUMENT &&
               outpost_publisher_stop(NULL, 0, &error) == OUTPOST_INVALID_ARGUMENT,
           "publisher status or stop with NULL arguments is invalid_argument", &error);
     outpost_publisher_free(publisher);

@@ -21,7 +21,7 @@
 
 #include "common/envelope_contract.h"
 #include "common/envelope_document.h"
-#include "common/envelope_json_schema.h"
+#include "envelope_json_schema.h"
 #include "common/strict_json.h"
 #include "date_time_samples.h"
 #include "golden_cases.h"

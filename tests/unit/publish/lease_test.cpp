@@ -97,7 +97,7 @@ TEST_CASE("the epoch moves once per acquisition, not per attempt") {
 
     // A second publisher on the same database tries the lock every 10 ms
     // while the first holds it: it gets nothing and moves no epoch.
-    auto waiting = std::make_unique<outpost::Publisher::Impl>(
+    auto waiting = std::make_unique<outpost::publish::PublisherImpl>(
         rig.store(), quick_publisher_options(), rig.broker.factory());
     waiting->launch();
     REQUIRE(eventually([&] { return waiting->status().loop_heartbeat >= 20; }));

@@ -1,4 +1,4 @@
-// A publisher (Publisher::Impl, the real one) on a real store in a temp
+// A publisher (publish::PublisherImpl, the real one) on a real store in a temp
 // directory, talking to a ScriptedBroker instead of paho; rows are read
 // back straight from the database file.
 #ifndef OUTPOST_TESTS_UNIT_PUBLISH_PUBLISHER_RIG_H
@@ -50,7 +50,7 @@ class PublisherRig final {
     ~PublisherRig() { stop().ignore_error("tearing down a test: its assertions are made"); }
 
     void start(const PublisherOptions& options = quick_publisher_options()) {
-        publisher_ = std::make_unique<Publisher::Impl>(*store_, options, broker.factory());
+        publisher_ = std::make_unique<publish::PublisherImpl>(*store_, options, broker.factory());
         publisher_->launch();
     }
     Status stop() {
@@ -97,7 +97,7 @@ class PublisherRig final {
   private:
     TempDir dir_;
     std::unique_ptr<Store> store_;
-    std::unique_ptr<Publisher::Impl> publisher_;  // declared last: stops first
+    std::unique_ptr<publish::PublisherImpl> publisher_;  // declared last: stops first
 };
 
 constexpr int64_t kPending = static_cast<int64_t>(store::OutboxState::kPending);

@@ -1,5 +1,5 @@
 // Writes dm-log-writes logs for the replay tests, byte by byte from the
-// format described in src/proof/vm/block_log.h (the way QEMU's
+// format described in proof/vm/block_log.h (the way QEMU's
 // blklogwrites lays them out), so the reader is tested against the format,
 // not against itself.
 #ifndef OUTPOST_TESTS_VM_REPLAY_LOG_BUILDER_H

@@ -3,9 +3,10 @@
 // output: tests/unit/envelope/schema_file_test.cpp fails when they differ and
 // says how to refresh the file. Edit the table, never the file.
 //
-// The including part depends on nlohmann_json itself.
-#ifndef OUTPOST_COMMON_ENVELOPE_JSON_SCHEMA_H
-#define OUTPOST_COMMON_ENVELOPE_JSON_SCHEMA_H
+// Only this test renders the schema: it is how the file is made and
+// checked, never something the product does at run time.
+#ifndef OUTPOST_TESTS_ENVELOPE_JSON_SCHEMA_H
+#define OUTPOST_TESTS_ENVELOPE_JSON_SCHEMA_H
 
 #include <string>
 
@@ -29,4 +30,4 @@ std::string render_json_schema();
 
 }  // namespace outpost::envelope
 
-#endif  // OUTPOST_COMMON_ENVELOPE_JSON_SCHEMA_H
+#endif  // OUTPOST_TESTS_ENVELOPE_JSON_SCHEMA_H

@@ -1,5 +1,5 @@
 // The e2e campaign's consumer leg: outpost-consumer (the Java reference
-// consumer, src/consumer, run through scripts/consumer.sh) reading the bridge
+// consumer, consumer, run through scripts/consumer.sh) reading the bridge
 // leg's RocketMQ topic into a SQLite database of the campaign, SIGKILLed at
 // the consumer fault points (before its COMMIT; after it, before the offset
 // acknowledgement) and restarted. Its verdict: every acknowledged alarm has

@@ -1,4 +1,4 @@
-#include "common/envelope_json_schema.h"
+#include "envelope_json_schema.h"
 
 #include <limits>
 #include <nlohmann/json.hpp>
