@@ -1,4 +1,7 @@
-// A one-way "stop now" flag that sleeping threads wake up for.
+// A one-way "stop now" flag that sleeping threads wake up for. The bridge's
+// pauses (retry backoff, holding a refused message) are its wait_for calls,
+// so a test derives a stop signal on a fake clock and lets pauses pass
+// without sleeping.
 #ifndef OUTPOST_BRIDGE_STOP_SIGNAL_H
 #define OUTPOST_BRIDGE_STOP_SIGNAL_H
 
@@ -9,8 +12,10 @@
 namespace outpost::bridge {
 
 // Thread-safe.
-class StopSignal final {
+class StopSignal {
   public:
+    virtual ~StopSignal() = default;
+
     void request_stop() {
         {
             std::lock_guard<std::mutex> lock(mutex_);
@@ -25,7 +30,7 @@ class StopSignal final {
     }
 
     // Sleeps up to `pause`; true when a stop was requested (before or during).
-    bool wait_for(std::chrono::milliseconds pause) const {
+    virtual bool wait_for(std::chrono::milliseconds pause) const {
         std::unique_lock<std::mutex> lock(mutex_);
         return changed_.wait_for(lock, pause, [this] { return stopped_; });
     }

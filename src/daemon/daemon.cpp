@@ -137,6 +137,11 @@ DaemonSnapshot Daemon::snapshot() const {
     snapshot.uptime_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                              std::chrono::steady_clock::now() - started_)
                              .count();
+    // The publisher first: it counts a SENT or DEAD row only after the
+    // store committed it, so the store read next already holds every row the
+    // counters name, and a scrape never shows outpost_events_dead_total
+    // ahead of outpost_dead (the other order let a commit fall between).
+    if (publisher_) snapshot.publisher = publisher_->status();
     if (store_) {
         Result<StoreStats> stats = store_->stats();
         if (stats.is_ok()) {
@@ -145,7 +150,6 @@ DaemonSnapshot Daemon::snapshot() const {
             snapshot.store_error = stats.status().to_string();
         }
     }
-    if (publisher_) snapshot.publisher = publisher_->status();
     if (telemetry_) {
         snapshot.telemetry = telemetry_->stats();
         snapshot.telemetry_restarts = telemetry_->restarts();

@@ -1,5 +1,7 @@
 // One consistent-enough look at every part the daemon runs, taken for a
 // metrics scrape, the textfile, `outpostctl status --socket` and STATUS=.
+// The publisher's figures are read before the store's, so the store figures
+// include every row the publisher's SENT and DEAD counters name.
 #ifndef OUTPOST_DAEMON_SNAPSHOT_H
 #define OUTPOST_DAEMON_SNAPSHOT_H
 

@@ -16,12 +16,14 @@ TEST_CASE("alarms reach a TLS-only RocketMQ, with a dead name server listed firs
     nlohmann::json config =
         with_env_security(bridge_config(broker.uri(), "bridge-tls-ok-" + run_id(), alarms,
                                         "it_tls_ok_q_" + run_id(), dir.file("status.json")));
-    config["rocketmq"]["name_servers"] =
-        nlohmann::json::array({dead_loopback_address(), rocketmq_env()["NAMESRV_ADDR"]});
+    const std::string dead = dead_loopback_address();
+    config["rocketmq"]["name_servers"] = nlohmann::json::array({dead, rocketmq_env()["NAMESRV_ADDR"]});
     BridgeProcess bridge(dir, "bridge", config);
     bridge.start();
     const std::vector<GatewayEvent> events = make_events(2, 3, 4);  // 24 events
     forward_all_and_check(broker, bridge, alarms, events);
+    // It was asked first, failed, and the other one answered.
+    CHECK(bridge.logged("RocketMQ name server " + dead + " failed a route lookup"));
 }
 
 TEST_CASE("a RocketMQ certificate from an untrusted CA is refused and nothing is acknowledged") {

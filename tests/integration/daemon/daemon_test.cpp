@@ -341,6 +341,7 @@ TEST_CASE("a DEAD event is logged once at error level with its reason and moves 
         text = scrape(port);
         return metric_value(text, "outpost_events_dead_total") == 1;
     }));
+    // The same scrape: the counter never runs ahead of the store's DEAD rows.
     CHECK(metric_value(text, "outpost_dead") == 1);
     // Alarms after it flow, and the DEAD one stays DEAD: no second report.
     const std::vector<std::string> later = raise_alarms(dir.file("alarms.sock"), 6);

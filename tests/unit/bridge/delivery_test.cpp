@@ -2,12 +2,13 @@
 // that a verdict which lets the caller acknowledge comes only after SEND_OK.
 #include "bridge/delivery.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <deque>
 #include <functional>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "bridge/quarantine_message.h"
@@ -83,6 +84,22 @@ InboundMessage alarm(const std::string& gateway, const std::string& device, std:
 Status unavailable() {
     return Status::error(StatusCode::kUnavailable, "broker down");
 }
+
+// A stop signal on a fake clock: each pause passes at once, whole, and the
+// stop comes once `limit` of that time has passed. Used on one thread.
+class FakeTimeStop final : public StopSignal {
+  public:
+    explicit FakeTimeStop(std::chrono::milliseconds limit) : limit_(limit) {}
+
+    bool wait_for(std::chrono::milliseconds pause) const override {
+        passed_ = std::min(limit_, passed_ + pause);
+        return passed_ >= limit_;
+    }
+
+  private:
+    const std::chrono::milliseconds limit_;
+    mutable std::chrono::milliseconds passed_{0};
+};
 
 }  // namespace
 
@@ -290,19 +307,20 @@ TEST_CASE("an envelope with eventId three times is quarantined, never sent under
 }
 
 TEST_CASE("a refused identity holds the message without resending or quarantining, until stop") {
-    Harness h;
-    h.sink.script = {Status::error(StatusCode::kPermissionDenied,
-                                   "broker answered NO_PERMISSION (16): check signature failed.")};
-    std::thread stopper([&h] {
-        // Several retry pauses (100 ms here): a transient error would be resent meanwhile.
-        std::this_thread::sleep_for(std::chrono::milliseconds(500));
-        h.stop.request_stop();
-    });
-    CHECK(h.delivery->deliver(alarm("gw-1", "dev-1", 1, new_event_id())) == Verdict::kStopped);
-    stopper.join();
-    CHECK(h.sink.sent.size() == 1);
-    CHECK(h.stats.quarantined() == 0);
-    const std::string line = h.stats.to_json_line();
+    const BridgeConfig config = test_config();
+    ScriptedSink sink;
+    sink.script = {Status::error(StatusCode::kPermissionDenied,
+                                 "broker answered NO_PERMISSION (16): check signature failed.")};
+    BridgeStats stats;
+    // A day on the fake clock: thousands of retry pauses (100 ms here), in
+    // which a transient error would be resent and, the script empty, stored.
+    const FakeTimeStop stop(std::chrono::hours(24));
+    auto delivery = Delivery::create(config, sink, stats, stop);
+    REQUIRE(delivery.is_ok());
+    CHECK((*delivery)->deliver(alarm("gw-1", "dev-1", 1, new_event_id())) == Verdict::kStopped);
+    CHECK(sink.sent.size() == 1);
+    CHECK(stats.quarantined() == 0);
+    const std::string line = stats.to_json_line();
     CHECK(line.find(R"("rocketmq_refused":"permission_denied: broker answered NO_PERMISSION)") !=
           std::string::npos);
     CHECK(line.find(R"("holding":true)") != std::string::npos);

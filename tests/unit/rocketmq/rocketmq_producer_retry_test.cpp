@@ -142,6 +142,23 @@ TEST_CASE("MESSAGE_ILLEGAL is final: one attempt, kRejected naming the code") {
     CHECK(producer.counters().failed == 1);
 }
 
+TEST_CASE("NO_PERMISSION to a signed send is final: one attempt, kPermissionDenied") {
+    TwoBrokerCluster cluster;
+    FakeBroker& a = cluster.a;
+    FakeBroker& b = cluster.b;
+    a.codes = {16};
+    ProducerOptions options = fast_options(cluster.name_server->address());
+    options.security.credentials = outpost::rocketmq::Credentials{"outpost", "secret"};
+    Producer producer(options);
+    std::optional<std::int32_t> error_code;
+    auto receipt = producer.send("alarms", "t", "evt-4", "{}", key_on_broker_a(), {}, &error_code);
+    REQUIRE_FALSE(receipt.is_ok());
+    CHECK(receipt.status().code() == StatusCode::kPermissionDenied);  // the caller holds it
+    CHECK(error_code == 16);
+    CHECK(a.count() + b.count() == 1);  // another broker checks the same identity
+    CHECK(producer.counters().retries == 0);
+}
+
 TEST_CASE("FLUSH_DISK_TIMEOUT is stored: reported distinctly and counted apart") {
     TwoBrokerCluster cluster;
     FakeBroker& a = cluster.a;
@@ -178,7 +195,7 @@ TEST_CASE("one sharding key keeps one queue; the request carries its properties"
     CHECK(properties->at("UNIQ_KEY").size() == 32);
 }
 
-TEST_CASE("unreachable brokers fail with kUnavailable after max_attempts, in bounded time") {
+TEST_CASE("unreachable brokers fail with kUnavailable after max_attempts, each refusal at once") {
     std::string dead_a;
     std::string dead_b;
     {
@@ -190,15 +207,16 @@ TEST_CASE("unreachable brokers fail with kUnavailable after max_attempts, in bou
     auto name_server = fake_name_server(route_json(dead_a, dead_b));
     ProducerOptions options = fast_options(name_server->address());
     options.max_attempts = 4;
+    // A refused connection fails the attempt by itself: were the producer to
+    // wait for an answer instead, this send would not return.
+    options.request_timeout = std::chrono::hours(1);
     Producer producer(options);
-    const auto start = std::chrono::steady_clock::now();
     std::optional<std::int32_t> error_code = 99;
     auto receipt = producer.send("alarms", "t", "evt", "{}", "device-1", {}, &error_code);
     REQUIRE_FALSE(receipt.is_ok());
     CHECK(receipt.status().code() == StatusCode::kUnavailable);
     CHECK_FALSE(error_code.has_value());  // no answer: no code
     CHECK(receipt.status().message().find("after 4 attempts") != std::string::npos);
-    CHECK(std::chrono::steady_clock::now() - start < 2s);
     CHECK(producer.counters().retries == 3);
 }
 
