@@ -169,6 +169,7 @@ std::string figures_json_line(const BridgeFigures& now) {
         line["retired_sessions"] = retired_state_names(now.retired_sessions);
     }
     if (!now.rocketmq_refused.empty()) line["rocketmq_refused"] = now.rocketmq_refused;
+    if (!now.tls_verify_disabled.empty()) line["tls_verify_disabled"] = now.tls_verify_disabled;
     if (now.receipts) {  // receipts
         const ReceiptFigures& receipts = *now.receipts;
         line["receipts"] = {{"ids_offered", receipts.ids_offered},

@@ -20,6 +20,9 @@
 // counters are the sums over all of them and all their lives.
 // "retired_sessions" appears only in a process that runs retired sessions
 // (mqtt.retired_sessions; RetiredState below).
+// "tls_verify_disabled":["mqtt"] appears only when a leg accepts any
+// server certificate (mqtt.tls.verify_server false,
+// rocketmq.tls.insecure_skip_verify true).
 // "holding" is true while a message waits inside the callback for RocketMQ.
 // "mqtt_connected" is true while every MQTT session is connected;
 // "mqtt_sessions" tells them apart by client id.
@@ -95,6 +98,9 @@ struct BridgeFigures {
     std::uint64_t abandoned = 0;
     std::uint64_t process_restarts = 0;
     std::vector<long> process_pids;
+    // The legs ("mqtt", "rocketmq") whose server certificate is not
+    // verified, from the configuration (weakened_security.h).
+    std::vector<std::string> tls_verify_disabled;
 
     // Messages whose outcome is final: forwarded, quarantined or suppressed.
     std::uint64_t settled() const { return forwarded + quarantined_total + duplicates; }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/envelope_contract.h"
+#include "common/transport_security.h"
 #include "outpost/status.h"
 #include "paho/connect_settings.h"
 
@@ -29,6 +30,9 @@ struct MqttConfig {
     std::string username;  // both empty: anonymous
     std::string password;
     MqttTlsConfig tls;
+    // A password may go over tcp:// to a host that is not loopback (warned
+    // about at start); refused otherwise (common/transport_security.h).
+    bool allow_plaintext_credentials = false;
     // How long the broker keeps the session after a disconnect. It must
     // outlast the longest bridge restart, or queued messages are dropped.
     std::uint32_t session_expiry_s = 7 * 24 * 3600;
@@ -86,6 +90,11 @@ struct RocketMqConfig {
     std::string access_key;
     std::string secret_file;
     RocketMqTlsConfig tls;
+    // Signed requests (access_key) may go without TLS to name servers that
+    // are not loopback (warned about at start); refused otherwise: the
+    // access key travels in the clear and the answers, which the signature
+    // does not cover, can be forged on the path.
+    bool allow_plaintext_credentials = false;
     std::string producer_group = "outpost_bridge";
     int send_timeout_ms = 3000;  // one request: connect + write + answer
     int max_attempts = 3;        // per send, inside the producer
@@ -123,11 +132,6 @@ struct IdentityConfig {
     int gateway_level = 1;
     // Topic level holding the device id, checked against deviceId; -1: no check.
     int device_level = 3;
-    // When not empty: the MQTT v5 user property the broker stamps with the
-    // publisher's authenticated (certificate-derived) identity. Messages
-    // without it, or whose value differs from the gateway level, are
-    // quarantined.
-    std::string user_property;
 };
 
 struct StatusConfig {
@@ -173,6 +177,11 @@ struct BridgeConfig {
     MetricsConfig metrics;
     ReceiptsConfig receipts;  // receipts
 };
+
+// Each leg as the transport rules see it (common/transport_security.h).
+// `tls_settings_given`: the configuration has an mqtt.tls object.
+LegSecurity mqtt_leg_security(const MqttConfig& mqtt, bool tls_settings_given = false);
+LegSecurity rocketmq_leg_security(const RocketMqConfig& rocketmq);
 
 // Parses and validates a configuration document. Fails with
 // kInvalidArgument; the message lists every problem found, one per line,

@@ -2,6 +2,9 @@
 // and all problems are reported at once, so one edit fixes the file.
 #include <nlohmann/json.hpp>
 
+#include <sstream>
+#include <string>
+
 #include "bridge/config.h"
 #include "bridge/tag_template.h"
 #include "bridge/topic_filter.h"
@@ -56,6 +59,8 @@ void read_mqtt(JsonObjectReader& in, MqttConfig& mqtt) {
             tls.error("cert_file", "and mqtt.tls.key_file must be given together");
         }
     });
+    in.read_bool("allow_plaintext_credentials", mqtt.allow_plaintext_credentials);
+    check_leg_security(mqtt_leg_security(mqtt, in.find("tls") != nullptr), in);
     in.read_integer("session_expiry_s", mqtt.session_expiry_s, 1, 0xFFFFFFFFLL);
     in.read_string("shared_group", mqtt.shared_group);
     if (!is_valid_identifier(mqtt.shared_group)) {
@@ -134,6 +139,8 @@ void read_rocketmq(JsonObjectReader& in, RocketMqConfig& rocketmq) {
             tls.error("enabled", "must be true when other rocketmq.tls fields are set");
         }
     });
+    in.read_bool("allow_plaintext_credentials", rocketmq.allow_plaintext_credentials);
+    check_leg_security(rocketmq_leg_security(rocketmq), in);
     in.read_string("producer_group", rocketmq.producer_group);
     if (!rocketmq::validate_topic(rocketmq.producer_group).is_ok()) {
         in.error("producer_group", "may only use letters, digits, '%', '|', '_' and '-'");
@@ -197,7 +204,16 @@ void read_identity(JsonObjectReader& in, IdentityConfig& identity) {
     if (identity.device_level == identity.gateway_level) {
         in.error("device_level", "must differ from identity.gateway_level");
     }
-    in.read_string("user_property", identity.user_property);
+    // MQTT brokers pass user properties that publishers set through to
+    // subscribers (mosquitto 2.0.11 among them), so a property "stamped with
+    // the identity" could be forged by any gateway: the broker's ACL on the
+    // topic is what binds a gateway to its level.
+    if (in.find("user_property") != nullptr) {
+        in.error("user_property",
+                 "is not accepted: brokers pass a user property set by the publisher through "
+                 "to the bridge, so any gateway could forge it. The broker's ACL binds each "
+                 "gateway to its topic level; remove this field");
+    }
 }
 
 void read_status(JsonObjectReader& in, StatusConfig& status) {
@@ -225,6 +241,24 @@ void read_receipts(JsonObjectReader& in, ReceiptsConfig& receipts) {
 }
 
 }  // namespace
+
+LegSecurity mqtt_leg_security(const MqttConfig& mqtt, bool tls_settings_given) {
+    return outpost::mqtt_leg_security("mqtt", mqtt.uri, mqtt.password, mqtt.tls.verify_server,
+                                      mqtt.allow_plaintext_credentials, tls_settings_given);
+}
+
+LegSecurity rocketmq_leg_security(const RocketMqConfig& rocketmq) {
+    LegSecurity leg;
+    leg.section = "rocketmq";
+    leg.encrypted = rocketmq.tls.enabled;
+    leg.plaintext_because = "rocketmq.tls.enabled is false";
+    leg.verify_server = !rocketmq.tls.insecure_skip_verify;
+    std::stringstream list(rocketmq.name_servers);
+    for (std::string server; std::getline(list, server, ';');) leg.hosts.push_back(host_of(server));
+    if (!rocketmq.access_key.empty()) leg.credential_field = "access_key";
+    leg.allow_plaintext_credentials = rocketmq.allow_plaintext_credentials;
+    return leg;
+}
 
 std::string session_client_id(const std::string& base, int index) {
     return index == 0 ? base : base + "-" + std::to_string(index);

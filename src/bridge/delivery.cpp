@@ -76,7 +76,7 @@ Verdict Delivery::deliver(const InboundMessage& message) {
         return quarantine(message, *rejection);
     }
     const CheckedEnvelope& envelope = std::get<CheckedEnvelope>(checked);
-    if (std::lock_guard<std::mutex> lock(mutex_); recent_.contains(envelope.event_id)) {
+    if (std::lock_guard<std::mutex> lock(mutex_); recent_.contains(envelope.gateway_id, envelope.event_id)) {
         stats_.duplicate_suppressed();
         confirm(message.topic, envelope.event_id);  // receipts
         return Verdict::kDuplicate;
@@ -105,7 +105,7 @@ Verdict Delivery::deliver(const InboundMessage& message) {
                 std::chrono::steady_clock::now() - started));
             {
                 std::lock_guard<std::mutex> lock(mutex_);
-                recent_.insert(envelope.event_id);
+                recent_.insert(envelope.gateway_id, envelope.event_id);
             }
             confirm(message.topic, envelope.event_id);  // receipts
             return Verdict::kForwarded;

@@ -51,18 +51,6 @@ std::optional<Rejection> check_identity(const InboundMessage& message,
                               std::to_string(identity.device_level) + " of " + message.topic);
         }
     }
-    if (!identity.user_property.empty()) {
-        if (!message.authenticated_identity) {
-            return reject(QuarantineReason::kIdentityMissing,
-                          "no user property '" + identity.user_property +
-                              "' (the broker must stamp the publisher's identity)");
-        }
-        if (*message.authenticated_identity != *gateway) {
-            return reject(QuarantineReason::kIdentityMismatch,
-                          "publisher authenticated as '" + *message.authenticated_identity +
-                              "' wrote under gateway '" + *gateway + "'");
-        }
-    }
     return std::nullopt;
 }
 

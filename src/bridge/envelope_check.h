@@ -8,8 +8,8 @@
 //   4. the envelope contract               schema_violation
 //      (common/envelope_contract.h, the
 //      rules of schema/event.schema.json)
-//   5. identity: topic levels and the      gateway_mismatch, device_mismatch,
-//      broker-stamped identity             identity_missing, identity_mismatch
+//   5. identity: the topic's gateway and   gateway_mismatch, device_mismatch
+//      device levels
 // Never throws: nlohmann's exceptions are caught here.
 #ifndef OUTPOST_BRIDGE_ENVELOPE_CHECK_H
 #define OUTPOST_BRIDGE_ENVELOPE_CHECK_H

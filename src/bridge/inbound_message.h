@@ -2,7 +2,6 @@
 #ifndef OUTPOST_BRIDGE_INBOUND_MESSAGE_H
 #define OUTPOST_BRIDGE_INBOUND_MESSAGE_H
 
-#include <optional>
 #include <string>
 
 namespace outpost::bridge {
@@ -12,9 +11,6 @@ struct InboundMessage {
     std::string payload;
     // MQTT DUP flag: the broker sent this before and saw no PUBACK.
     bool redelivered = false;
-    // The value of the configured identity user property (IdentityConfig::
-    // user_property), when the message carries it.
-    std::optional<std::string> authenticated_identity;
 };
 
 }  // namespace outpost::bridge

@@ -34,6 +34,7 @@
 #include "bridge/status_reporter.h"
 #include "bridge/stop_signal.h"
 #include "bridge/watchdog.h"
+#include "bridge/weakened_security.h"
 #include "common/child_supervisor.h"
 #include "common/listen_address.h"
 #include "common/metrics_server.h"
@@ -73,7 +74,8 @@ configuration (defaults shown; fields marked * are required):
     "client_id": "outpost-bridge-1",        * fixed per instance
     "username": "", "password": "",
     "tls": {"ca_file": "", "cert_file": "", "key_file": "", "key_password": "",
-            "verify_server": true},
+            "verify_server": true},          ssl:// only; false: warned, shown in status
+    "allow_plaintext_credentials": false,   a password over tcp:// to a non-loopback host
     "session_expiry_s": 604800,             keep the session across outages
     "shared_group": "outpost-bridge",
     "topic_filters": ["outpost/+/alarm/+"],
@@ -93,6 +95,8 @@ configuration (defaults shown; fields marked * are required):
                                             the secret only in that file (not o+r)
     "tls": {"enabled": false, "ca_file": "", "cert_file": "", "key_file": "",
             "insecure_skip_verify": false}, CA verification + address check on
+    "allow_plaintext_credentials": false,   access_key without TLS to a non-loopback
+                                            name server
     "send_timeout_ms": 3000, "max_attempts": 3,
     "max_in_flight": 32,                    requests on the wire per broker connection
     "retry_pause_max_ms": 5000              pause cap while RocketMQ fails
@@ -104,7 +108,7 @@ configuration (defaults shown; fields marked * are required):
   "quarantine_topic": "outpost_quarantine", *
   "limits": {"max_payload_bytes": 262144, "max_json_depth": 16,
              "max_messages_per_s": 0, "quarantine_body_bytes": 65536},
-  "identity": {"gateway_level": 1, "device_level": 3, "user_property": ""},
+  "identity": {"gateway_level": 1, "device_level": 3},
   "dedupe_capacity": 100000,
   "status": {"file": "", "interval_ms": 10000, "log_to_stderr": true},
   "metrics": {"listen": "", "allow_non_loopback": false},
@@ -122,14 +126,13 @@ the gateway publishes it again. Broker ACL for the bridge:
 
 identity: the envelope's gatewayId must equal topic level gateway_level
 (deviceId: device_level, -1 = no check). With the broker ACL
-"pattern write outpost/%u/#" that level is the authenticated user. When the
-broker stamps the certificate identity into an MQTT v5 user property, name it
-in user_property and it must equal the gateway level too.
+"pattern write outpost/%u/#" that level is the authenticated user. No MQTT
+user property is trusted as an identity: brokers pass through the ones a
+publisher sets.
 
 quarantine reasons (TAGS and OUTPOST_REASON property): payload_too_large,
 invalid_utf8, malformed_json, json_too_deep, schema_violation,
-gateway_mismatch, device_mismatch, identity_missing, identity_mismatch,
-unmapped_topic, rocketmq_rejected.
+gateway_mismatch, device_mismatch, unmapped_topic, rocketmq_rejected.
 
 status: every status.interval_ms one JSON line on stderr (and in status.file,
 replaced atomically), e.g.
@@ -265,9 +268,10 @@ int run_bridge(const BridgeConfig& config, int stats_fd,
                 counts.messages_failed, acks.acked,      acks.failed};
         });
     }
-    StatusReporter reporter(config.status, stats);
+    const FiguresWithSettings shown(stats, config);
+    StatusReporter reporter(config.status, shown);
     std::unique_ptr<outpost::MetricsServer> metrics;
-    if (!start_metrics(config, stats, &metrics)) return kExitFailure;
+    if (!start_metrics(config, shown, &metrics)) return kExitFailure;
     const outpost::Notifier notifier;
     Watchdog watchdog(notifier, stats, stall_limit_for(config),
                       std::chrono::milliseconds(config.status.interval_ms));
@@ -339,9 +343,10 @@ int run_supervisor(const BridgeConfig& config, const std::string& config_path) {
         return kExitFailure;
     }
     const SessionProcesses& totals = **processes;
-    StatusReporter reporter(config.status, totals);
+    const FiguresWithSettings shown(totals, config);
+    StatusReporter reporter(config.status, shown);
     std::unique_ptr<outpost::MetricsServer> metrics;
-    if (!start_metrics(config, totals, &metrics)) return kExitFailure;
+    if (!start_metrics(config, shown, &metrics)) return kExitFailure;
     const outpost::Notifier notifier;
     Watchdog watchdog(notifier, totals, stall_limit_for(config),
                       std::chrono::milliseconds(config.status.interval_ms));
@@ -410,6 +415,10 @@ int main(int argc, char** argv) {
     if (!config.is_ok()) {
         std::fprintf(stderr, "outpost-bridge: %s\n", config.status().message().c_str());
         return kExitUsage;
+    }
+    for (const std::string& warning :
+         weakened_security_warnings(*config, arguments->config_path)) {
+        log_warning(warning);
     }
     if (arguments->check_only) {
         // The secret and TLS files are part of the configuration: check them too.

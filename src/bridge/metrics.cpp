@@ -1,5 +1,6 @@
 #include "bridge/metrics.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <map>
@@ -17,8 +18,7 @@ constexpr QuarantineReason kAllReasons[] = {
     QuarantineReason::kPayloadTooLarge,  QuarantineReason::kInvalidUtf8,
     QuarantineReason::kMalformedJson,    QuarantineReason::kJsonTooDeep,
     QuarantineReason::kSchemaViolation,  QuarantineReason::kGatewayMismatch,
-    QuarantineReason::kDeviceMismatch,   QuarantineReason::kIdentityMissing,
-    QuarantineReason::kIdentityMismatch, QuarantineReason::kUnmappedTopic,
+    QuarantineReason::kDeviceMismatch,   QuarantineReason::kUnmappedTopic,
     QuarantineReason::kRocketMqRejected,
 };
 
@@ -88,6 +88,16 @@ std::string render_bridge_metrics(const BridgeFigures& figures) {
     for (const auto& [client_id, connected] : figures.mqtt_sessions) {
         out.sample("outpost_bridge_mqtt_connected",
                    PrometheusText::labels({{"client_id", client_id}}), connected ? 1 : 0);
+    }
+    out.family("outpost_bridge_tls_verify_disabled", "gauge",
+               "1 when this leg accepts any server certificate (mqtt.tls.verify_server false, "
+               "rocketmq.tls.insecure_skip_verify true).");
+    for (const char* leg : {"mqtt", "rocketmq"}) {
+        const bool off = std::find(figures.tls_verify_disabled.begin(),
+                                   figures.tls_verify_disabled.end(),
+                                   leg) != figures.tls_verify_disabled.end();
+        out.sample("outpost_bridge_tls_verify_disabled", PrometheusText::labels({{"leg", leg}}),
+                   off ? 1 : 0);
     }
     out.counter("outpost_bridge_mqtt_connects_total", "Successful MQTT connects, all sessions.",
                 figures.mqtt_connects);

@@ -11,6 +11,8 @@
 //   send_latency_seconds             histogram, first send to SEND_OK
 //   mqtt_connected{client_id}        1 per connected MQTT session; several
 //                                    sessions add label values, not families
+//   tls_verify_disabled{leg}         1 when the mqtt or rocketmq leg accepts
+//                                    any server certificate
 //   holding, held_longest_seconds    a message held unacknowledged while
 //                                    RocketMQ fails, and the longest such hold
 //   in_hand                          received and not yet settled (the watchdog's

@@ -199,7 +199,6 @@ class PahoSession final : public MqttSession {
             inbound.topic = message->get_topic();
             inbound.payload = message->get_payload_str();
             inbound.redelivered = message->is_duplicate();
-            inbound.authenticated_identity = identity_property(*message);
             const Verdict verdict = delivery_.deliver(inbound);
             if (verdict != Verdict::kStopped) {
                 process_callback_time().leave(std::chrono::steady_clock::now());
@@ -219,19 +218,6 @@ class PahoSession final : public MqttSession {
             log_error("message callback failed with an unknown exception");
         }
         park(fatal);
-    }
-
-    std::optional<std::string> identity_property(const mqtt::message& message) const {
-        const std::string& wanted = config_.identity.user_property;
-        if (wanted.empty()) return std::nullopt;
-        const mqtt::properties& properties = message.get_properties();
-        const std::size_t count = properties.count(mqtt::property::USER_PROPERTY);
-        for (std::size_t i = 0; i < count; ++i) {
-            const auto pair =
-                mqtt::get<mqtt::string_pair>(properties, mqtt::property::USER_PROPERTY, i);
-            if (std::get<0>(pair) == wanted) return std::get<1>(pair);
-        }
-        return std::nullopt;
     }
 
     // Never returns: returning would acknowledge the message (invariant 2).

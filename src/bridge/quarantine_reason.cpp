@@ -18,10 +18,6 @@ const char* quarantine_reason_name(QuarantineReason reason) {
             return "gateway_mismatch";
         case QuarantineReason::kDeviceMismatch:
             return "device_mismatch";
-        case QuarantineReason::kIdentityMissing:
-            return "identity_missing";
-        case QuarantineReason::kIdentityMismatch:
-            return "identity_mismatch";
         case QuarantineReason::kUnmappedTopic:
             return "unmapped_topic";
         case QuarantineReason::kRocketMqRejected:

@@ -18,8 +18,6 @@ enum class QuarantineReason {
                         // of schema/event.schema.json); the detail names the field
     kGatewayMismatch,   // envelope gatewayId differs from the topic's gateway level
     kDeviceMismatch,    // envelope deviceId differs from the topic's device level
-    kIdentityMissing,   // the broker-stamped identity property is absent
-    kIdentityMismatch,  // the authenticated identity differs from the topic's gateway
     kUnmappedTopic,     // no mapping rule matches the MQTT topic
     kRocketMqRejected,  // RocketMQ refused the valid message for good (e.g. NO_PERMISSION)
 };

@@ -8,7 +8,6 @@
 #include <fstream>
 #include <sstream>
 
-#include "bridge/log.h"
 
 namespace outpost::bridge {
 namespace {
@@ -62,11 +61,6 @@ Result<rocketmq::ClientSecurity> load_rocketmq_security(const RocketMqConfig& co
             rocketmq::TlsContext::create(options);
         if (!context.is_ok()) return context.status().with_context("rocketmq.tls");
         security.tls = std::move(context).value();
-        if (options.insecure_skip_verify) {
-            log_warning(
-                "rocketmq.tls.insecure_skip_verify is on: any server can pose as the name "
-                "servers and brokers (use it only against throwaway test brokers)");
-        }
     }
     return security;
 }

@@ -20,7 +20,8 @@ Result<std::string> read_secret_file(const std::string& path);
 
 // Credentials when config.access_key is set, a TLS context when
 // config.tls.enabled. Fails with kInvalidArgument naming the field and file
-// at fault. With tls.insecure_skip_verify it logs a warning.
+// at fault. (tls.insecure_skip_verify is warned about at start, with the
+// other weakened settings: weakened_security.h.)
 Result<rocketmq::ClientSecurity> load_rocketmq_security(const RocketMqConfig& config);
 
 }  // namespace outpost::bridge

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <string>
 
+#include "common/transport_security.h"
 #include "daemon/log.h"
 #include "daemon/telemetry_scheduling.h"
 #include "outpost/publisher_options.h"
@@ -67,6 +68,9 @@ struct DaemonConfig {
     std::string database_path;
     StoreOptions store;          // gateway_id, quota, retention, ...
     PublisherOptions publisher;  // broker, TLS, window, backoff, ...
+    // broker.allow_plaintext_credentials: a password may go over tcp:// to
+    // a host that is not loopback (warned about at start); refused otherwise.
+    bool allow_plaintext_credentials = false;
     // How long SIGTERM waits for the PUBACKs of the in-flight window.
     std::chrono::milliseconds drain_timeout{5000};
     TelemetryConfig telemetry;
@@ -82,6 +86,11 @@ struct DaemonConfig {
 // each naming its field ("publisher.window must be an integer from 1 to
 // 65535"). Unknown fields are errors.
 Result<DaemonConfig> parse_daemon_config(const std::string& json_text);
+
+// The broker connection (the publisher's and the telemetry lane's) as the
+// transport rules see it (common/transport_security.h). `tls_settings_given`:
+// the configuration has a broker.tls object.
+LegSecurity broker_leg_security(const DaemonConfig& config, bool tls_settings_given = false);
 
 // Reads `path` and parses it. kNotFound when the file cannot be read.
 Result<DaemonConfig> load_daemon_config(const std::string& path);

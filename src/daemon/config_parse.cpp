@@ -2,6 +2,8 @@
 // all at once (common/json_object_reader.h).
 #include <nlohmann/json.hpp>
 
+#include <cstdio>
+
 #include "common/json_object_reader.h"
 #include "common/listen_address.h"
 #include "common/text_checks.h"
@@ -52,7 +54,8 @@ void read_database(JsonObjectReader& in, DaemonConfig& config) {
     in.read_bool("check_once_per_boot", store.check_once_per_boot);
 }
 
-void read_broker(JsonObjectReader& in, PublisherOptions& publisher) {
+void read_broker(JsonObjectReader& in, DaemonConfig& config) {
+    PublisherOptions& publisher = config.publisher;
     in.read_string("uri", publisher.broker_uri);
     if (!has_prefix(publisher.broker_uri, "tcp://") &&
         !has_prefix(publisher.broker_uri, "ssl://")) {
@@ -82,6 +85,8 @@ void read_broker(JsonObjectReader& in, PublisherOptions& publisher) {
     in.read_integer("keepalive_s", keepalive_s, 5, 65535);
     publisher.keepalive = std::chrono::seconds(keepalive_s);
     read_ms(in, "connect_timeout_ms", publisher.connect_timeout, 100, 300000);
+    in.read_bool("allow_plaintext_credentials", config.allow_plaintext_credentials);
+    check_leg_security(broker_leg_security(config, in.find("tls") != nullptr), in);
 }
 
 void read_publisher(JsonObjectReader& in, DaemonConfig& config) {
@@ -153,6 +158,13 @@ void read_mode(JsonObjectReader& in, const std::string& key, unsigned& out) {
 void read_ingest(JsonObjectReader& in, IngestConfig& ingest) {
     in.read_string("socket", ingest.socket_path);
     read_mode(in, "socket_mode", ingest.socket_mode);
+    if ((ingest.socket_mode & 0002) != 0) {
+        char mode[16];
+        std::snprintf(mode, sizeof mode, "%04o", ingest.socket_mode & 07777u);
+        in.error("socket_mode", std::string("is ") + mode +
+                                    ": every local user could record alarms into the outbox. "
+                                    "Use \"0660\" and run the firmware in the socket's group");
+    }
     in.read_integer("max_clients", ingest.max_clients, 1, 4096);
     in.read_integer("max_request_bytes", ingest.max_request_bytes, 1024, 16 * 1024 * 1024);
     read_ms(in, "idle_timeout_ms", ingest.idle_timeout, 100, kDayMs);
@@ -204,7 +216,7 @@ Result<DaemonConfig> parse_daemon_config(const std::string& json_text) {
     }
     top.read_object("database", true, [&](JsonObjectReader& in) { read_database(in, config); });
     top.read_object("broker", false,
-                    [&](JsonObjectReader& in) { read_broker(in, config.publisher); });
+                    [&](JsonObjectReader& in) { read_broker(in, config); });
     top.read_object("publisher", false, [&](JsonObjectReader& in) { read_publisher(in, config); });
     top.read_object("telemetry", false,
                     [&](JsonObjectReader& in) { read_telemetry(in, config.telemetry); });
@@ -223,6 +235,13 @@ Result<DaemonConfig> parse_daemon_config(const std::string& json_text) {
         return Status::error(StatusCode::kInvalidArgument, describe_config_problems(errors));
     }
     return config;
+}
+
+LegSecurity broker_leg_security(const DaemonConfig& config, bool tls_settings_given) {
+    const PublisherOptions& publisher = config.publisher;
+    return outpost::mqtt_leg_security("broker", publisher.broker_uri, publisher.password,
+                                      publisher.tls.verify_server,
+                                      config.allow_plaintext_credentials, tls_settings_given);
 }
 
 Result<DaemonConfig> load_daemon_config(const std::string& path) {

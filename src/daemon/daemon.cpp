@@ -134,6 +134,7 @@ Status Daemon::start_parts() {
 DaemonSnapshot Daemon::snapshot() const {
     DaemonSnapshot snapshot;
     snapshot.gateway_id = config_.store.gateway_id;
+    snapshot.tls_verify_disabled = verification_disabled(broker_leg_security(config_));
     snapshot.uptime_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                              std::chrono::steady_clock::now() - started_)
                              .count();

@@ -55,7 +55,8 @@ defaults; unknown fields are errors):
     "client_id": "",                         "" = outpost-<gateway_id>
     "username": "", "password": "",
     "tls": {"ca_file": "", "cert_file": "", "key_file": "", "key_password": "",
-            "verify_server": true},
+            "verify_server": true},           ssl:// only; false: warned, shown in status
+    "allow_plaintext_credentials": false,    a password over tcp:// to a non-loopback host
     "keepalive_s": 30, "connect_timeout_ms": 10000
   },
   "publisher": {
@@ -79,7 +80,7 @@ defaults; unknown fields are errors):
   },
   "ingest": {
     "socket": "/run/outpost/outpostd.sock",  "" = no alarm socket
-    "socket_mode": "0660", "max_clients": 16,
+    "socket_mode": "0660", "max_clients": 16,   world-writable modes are refused
     "max_request_bytes": 65536, "idle_timeout_ms": 30000
   },
   "metrics": {

@@ -1,7 +1,9 @@
 // The node-exporter textfile collector: the metrics are written to
 // "<path>.tmp" and renamed over <path>, so the collector never reads half a
 // file. No fsync: the figures are rebuilt every interval, and a gateway's
-// flash should not pay for them.
+// flash should not pay for them. The temporary file is always created new
+// (O_EXCL | O_NOFOLLOW, mode 0644 for the collector): a symbolic link
+// planted at "<path>.tmp" is replaced, never written through.
 #ifndef OUTPOST_DAEMON_METRICS_TEXTFILE_H
 #define OUTPOST_DAEMON_METRICS_TEXTFILE_H
 

@@ -120,6 +120,9 @@ std::string render_prometheus(const DaemonSnapshot& snapshot) {
     PrometheusText out;
     out.gauge("outpost_uptime_seconds", "Seconds since outpostd started.",
               snapshot.uptime_ms / 1000);
+    out.gauge("outpost_tls_verify_disabled",
+              "1 when broker.tls.verify_server is false: the broker's certificate is not checked.",
+              snapshot.tls_verify_disabled ? 1 : 0);
     out.gauge("outpost_store_readable", "1 when the store's figures could be read for this scrape.",
               snapshot.store ? 1 : 0);
     if (snapshot.store) render_store(out, *snapshot.store);

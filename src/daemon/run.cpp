@@ -14,6 +14,7 @@
 #include "common/stop_signals.h"
 #include "daemon/daemon.h"
 #include "daemon/log.h"
+#include "daemon/start_warnings.h"
 #include "common/sd_notify.h"
 
 namespace outpost::daemon {
@@ -90,6 +91,7 @@ int run_daemon(const DaemonConfig& config) {
     const sigset_t stop_signals = block_stop_signals();
 
     Notifier notifier;
+    for (const std::string& warning : weakened_security_warnings(config)) log_warning(warning);
     Result<std::unique_ptr<Daemon>> started = Daemon::start(config);
     if (!started.is_ok()) {
         log_error(started.status().to_string());

@@ -13,6 +13,7 @@ nlohmann::json status_json(const DaemonSnapshot& snapshot) {
         {"pid", static_cast<int64_t>(getpid())},
         {"uptime_s", snapshot.uptime_ms / 1000},
         {"connected", publisher.connected},
+        {"tls_verify_disabled", snapshot.tls_verify_disabled},
         {"lease",
          {{"held", publisher.lease_held},
           {"holder", publisher.lease_held ? "this outpostd" : "another process or none"},
@@ -71,6 +72,7 @@ nlohmann::json status_json(const DaemonSnapshot& snapshot) {
 std::string status_line(const DaemonSnapshot& snapshot) {
     const PublisherStatus& publisher = snapshot.publisher;
     std::string line = publisher.connected ? "connected" : "not connected";
+    if (snapshot.tls_verify_disabled) line += " (broker certificate NOT verified)";
     if (!publisher.lease_held) line += ", waiting for the lease";
     const int64_t backlog = snapshot.store ? snapshot.store->pending : publisher.backlog;
     line += ", backlog " + std::to_string(backlog) + ", in flight " +

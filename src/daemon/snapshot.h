@@ -26,6 +26,9 @@ struct DaemonSnapshot {
     uint64_t telemetry_restarts = 0;            // of the telemetry process
     int64_t telemetry_pid = -1;                 // the telemetry process; -1 between lives
     std::optional<ingest::ServerStats> ingest;  // nullopt: socket off
+    // broker.tls.verify_server is false on an ssl:// broker: the publisher
+    // and the telemetry lane accept any certificate.
+    bool tls_verify_disabled = false;
 };
 
 // The JSON `outpostctl status --socket` renders: backlog, oldest pending

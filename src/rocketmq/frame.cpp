@@ -3,7 +3,11 @@
 #include <exception>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <string>
 #include <utility>
+#include <variant>
+
+#include "common/strict_json.h"
 
 namespace outpost::rocketmq {
 namespace {
@@ -70,10 +74,12 @@ bool scalar_to_string(const nlohmann::json& value, std::string* out) {
 }
 
 Result<RemotingCommand> parse_header(std::string_view text) {
-    nlohmann::json header = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
-    if (header.is_discarded()) {
-        return malformed("header is not valid JSON");
+    std::variant<nlohmann::json, JsonRefusal> parsed =
+        parse_strict_json(std::string(text), kMaxJsonDepth);
+    if (const JsonRefusal* refusal = std::get_if<JsonRefusal>(&parsed)) {
+        return malformed("header " + refusal->detail);
     }
+    const nlohmann::json& header = std::get<nlohmann::json>(parsed);
     if (!header.is_object()) {
         return malformed("header is JSON but not an object");
     }

@@ -25,6 +25,11 @@ namespace outpost::rocketmq {
 
 // Largest value of the length field accepted or produced (16 MiB).
 constexpr std::size_t kMaxFrameLength = 16u * 1024u * 1024u;
+// Deepest nesting of objects and arrays accepted in the JSON a server sends
+// (headers, route bodies; the real ones nest 4 at most). Checked while
+// parsing (common/strict_json.h), so a hostile nesting costs neither
+// memory nor time beyond reading it.
+constexpr int kMaxJsonDepth = 16;
 // Bytes of the length prefix.
 constexpr std::size_t kFrameLengthPrefix = 4;
 

@@ -8,8 +8,11 @@
 #include <set>
 #include <string>
 #include <utility>
+#include <variant>
 
+#include "common/strict_json.h"
 #include "rocketmq/codes.h"
+#include "rocketmq/frame.h"
 
 namespace outpost::rocketmq {
 namespace {
@@ -56,10 +59,13 @@ std::string string_member(const nlohmann::json& object, const char* name) {
 }
 
 Result<TopicRoute> parse_checked(std::string_view json) {
-    nlohmann::json root = nlohmann::json::parse(json.begin(), json.end(), nullptr, false);
-    if (root.is_discarded() || !root.is_object()) {
-        return bad_route("body is not a JSON object");
+    std::variant<nlohmann::json, JsonRefusal> parsed =
+        parse_strict_json(std::string(json), kMaxJsonDepth);
+    if (const JsonRefusal* refusal = std::get_if<JsonRefusal>(&parsed)) {
+        return bad_route("body " + refusal->detail);
     }
+    const nlohmann::json& root = std::get<nlohmann::json>(parsed);
+    if (!root.is_object()) return bad_route("body is not a JSON object");
     TopicRoute route;
     std::set<std::string> broker_names;
     std::set<std::string> queue_names;

@@ -94,9 +94,21 @@ Db& Db::operator=(Db&& other) noexcept {
 
 Result<Db> Db::open(const std::string& path, int flags, const std::string& vfs, Role role) {
     sqlite3* raw = nullptr;
-    int rc = sqlite3_open_v2(path.c_str(), &raw, flags | SQLITE_OPEN_NOMUTEX,
+    // NOFOLLOW: a symbolic link planted at the path must not redirect the
+    // store onto another file. SQLite refuses a link in any component of
+    // the path, not only the last.
+    int rc = sqlite3_open_v2(path.c_str(), &raw,
+                             flags | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW,
                              vfs.empty() ? nullptr : vfs.c_str());
     Db db(raw);
+    if (rc != SQLITE_OK && raw != nullptr &&
+        sqlite3_extended_errcode(raw) == SQLITE_CANTOPEN_SYMLINK) {
+        return Status::error(StatusCode::kInvalidArgument,
+                             "opening " + path +
+                                 ": the path goes through a symbolic link, which the store never "
+                                 "follows (a planted link could redirect it onto another file); "
+                                 "give the path without links (realpath " + path + ")");
+    }
     if (rc != SQLITE_OK) return sqlite_status(rc, raw, "opening " + path);
     sqlite3_extended_result_codes(raw, 1);
     const int cache_kib = page_cache_kib(role);

@@ -13,6 +13,10 @@
 //  4. If this open created the file, fsync the directory: the unix VFS does
 //     not, and a power cut could otherwise lose the whole new file.
 //  5. quick_check (optional): a damaged file is reported, never wiped.
+// Before the writer's first open, a missing database file is created by us,
+// mode 0640 whatever the umask, and never through a symbolic link; every
+// connection opens it with SQLITE_OPEN_NOFOLLOW (sqlite_db.cpp). SQLite
+// gives the -wal and -shm files the database file's mode.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -124,7 +128,34 @@ Status StoreCore::open_writer() {
     return status;
 }
 
+namespace {
+
+// Creates `path` empty with mode 0640 if nothing is there. A file already
+// there is left alone (SQLite reads it); a symbolic link there, dangling or
+// not, is left alone too and SQLite's NOFOLLOW open refuses it.
+Status create_database_file(const std::string& path) {
+    const int fd =
+        ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0640);
+    if (fd < 0) {
+        if (errno == EEXIST) return Status::ok();
+        return Status::error(StatusCode::kIoError,
+                             "creating database " + path + ": " + std::strerror(errno));
+    }
+    // open() applied the umask; the mode is the one we chose.
+    const int changed = ::fchmod(fd, 0640);
+    const int error = errno;
+    ::close(fd);
+    if (changed != 0) {
+        return Status::error(StatusCode::kIoError,
+                             "setting mode 0640 on " + path + ": " + std::strerror(error));
+    }
+    return Status::ok();
+}
+
+}  // namespace
+
 Status StoreCore::configure_writer() {
+    if (Status created = create_database_file(path_); !created) return created;
     auto db = Db::open(path_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, options_.vfs_name);
     if (!db) return db.status();
     db_ = std::move(*db);

@@ -1,9 +1,12 @@
 // The bridge configuration: a valid file parses with its defaults, and every
 // mistake is reported with the path of the field that holds it.
 #include "bridge/config.h"
+#include "bridge/weakened_security.h"
+#include "common/transport_security.h"
 
 #include <catch2/catch.hpp>
 #include <string>
+#include <vector>
 
 using outpost::StatusCode;
 using namespace outpost::bridge;
@@ -38,6 +41,14 @@ std::string config_with(const std::string& extra) {
     return edited(R"("127.0.0.1:9876")", R"("127.0.0.1:9876")" + extra);
 }
 
+// `text` with `insertion` put before `marker` (which must occur).
+std::string inserted_before(std::string text, const std::string& marker,
+                            const std::string& insertion) {
+    const auto at = text.find(marker);
+    REQUIRE(at != std::string::npos);
+    return text.insert(at, insertion);
+}
+
 }  // namespace
 
 TEST_CASE("a minimal configuration parses and gets the documented defaults") {
@@ -70,7 +81,7 @@ TEST_CASE("a full configuration parses every field") {
       "quarantine_topic": "q",
       "limits": {"max_payload_bytes": 1000, "max_json_depth": 8, "max_messages_per_s": 50.5,
                  "quarantine_body_bytes": 100},
-      "identity": {"gateway_level": 1, "device_level": -1, "user_property": "client-cn"},
+      "identity": {"gateway_level": 1, "device_level": -1},
       "dedupe_capacity": 10,
       "status": {"file": "/run/bridge.json", "interval_ms": 500, "log_to_stderr": false}
     })");
@@ -80,7 +91,6 @@ TEST_CASE("a full configuration parses every field") {
     CHECK(config->mapping[1].rocketmq_topic == "site_events");
     CHECK(config->limits.max_messages_per_s == Approx(50.5));
     CHECK(config->identity.device_level == -1);
-    CHECK(config->identity.user_property == "client-cn");
     CHECK(config->status.log_to_stderr == false);
 }
 
@@ -223,4 +233,74 @@ TEST_CASE("TLS settings parse, and TLS files without tls.enabled are an error") 
     CHECK(error_of(config_with(R"(, "tls": {"enabled": true, "cert_file": "/c.pem"})"))
               .find("rocketmq.tls.cert_file and rocketmq.tls.key_file must be given together") !=
           std::string::npos);
+}
+
+TEST_CASE("a tls object next to a tcp:// MQTT URI is an error, not ignored") {
+    const std::string message =
+        error_of(edited(R"("client_id": "bridge-1")",
+                        R"("client_id": "bridge-1", "tls": {"ca_file": "/etc/ca.pem"})"));
+    CHECK(message.find("mqtt.tls is set but mqtt.uri is tcp://127.0.0.1:1883") !=
+          std::string::npos);
+}
+
+TEST_CASE("an MQTT password over tcp:// is refused for a remote broker unless allowed") {
+    const std::string remote = edited(
+        R"("uri": "tcp://127.0.0.1:1883", "client_id": "bridge-1")",
+        R"("uri": "tcp://mqtt.example.net:1883", "client_id": "bridge-1", "username": "b",)"
+        R"( "password": "s3cret")");
+    CHECK(error_of(remote).find("mqtt.password would travel unencrypted to mqtt.example.net") !=
+          std::string::npos);
+    auto allowed = parse_bridge_config(
+        inserted_before(remote, R"("password")", R"("allow_plaintext_credentials": true, )"));
+    REQUIRE(allowed.is_ok());
+    const std::vector<std::string> warnings =
+        outpost::leg_security_warnings(mqtt_leg_security(allowed->mqtt));
+    REQUIRE(warnings.size() == 1);
+    CHECK(warnings[0].find("mqtt.allow_plaintext_credentials is true") != std::string::npos);
+    // Loopback never leaves the machine.
+    CHECK(parse_bridge_config(edited(R"("client_id": "bridge-1")",
+                                     R"("client_id": "bridge-1", "username": "b",)"
+                                     R"( "password": "s3cret")"))
+              .is_ok());
+}
+
+TEST_CASE("signed RocketMQ requests without TLS are refused for remote name servers unless allowed") {
+    const std::string remote = edited(
+        R"("127.0.0.1:9876")",
+        R"("127.0.0.1:9876;10.0.0.7:9876", "access_key": "b", "secret_file": "/etc/s")");
+    CHECK(error_of(remote).find("rocketmq.access_key would travel unencrypted to 10.0.0.7") !=
+          std::string::npos);
+    auto allowed = parse_bridge_config(
+        inserted_before(remote, R"("secret_file")", R"("allow_plaintext_credentials": true, )"));
+    REQUIRE(allowed.is_ok());
+    CHECK(outpost::leg_security_warnings(rocketmq_leg_security(allowed->rocketmq)).size() == 1);
+    CHECK(parse_bridge_config(
+              inserted_before(remote, R"("secret_file")", R"("tls": {"enabled": true}, )"))
+              .is_ok());
+}
+
+TEST_CASE("an unverified server certificate on either leg is warned about and shown") {
+    auto config = parse_bridge_config(edited(
+        R"("uri": "tcp://127.0.0.1:1883", "client_id": "bridge-1")",
+        R"("uri": "ssl://127.0.0.1:8883", "client_id": "bridge-1",)"
+        R"( "tls": {"verify_server": false})"));
+    REQUIRE(config.is_ok());
+    CHECK(unverified_tls_legs(*config) == std::vector<std::string>{"mqtt"});
+    const std::vector<std::string> warnings =
+        outpost::leg_security_warnings(mqtt_leg_security(config->mqtt));
+    REQUIRE(warnings.size() == 1);
+    CHECK(warnings[0].find("mqtt.tls does not verify the server's certificate") !=
+          std::string::npos);
+    auto rocketmq = parse_bridge_config(
+        config_with(R"(, "tls": {"enabled": true, "insecure_skip_verify": true})"));
+    REQUIRE(rocketmq.is_ok());
+    CHECK(unverified_tls_legs(*rocketmq) == std::vector<std::string>{"rocketmq"});
+    CHECK(unverified_tls_legs(*parse_bridge_config(kMinimal)).empty());
+}
+
+TEST_CASE("a user property as the publisher's identity is refused: publishers can set it") {
+    CHECK(error_of(edited(R"("quarantine_topic": "outpost_quarantine")",
+                          R"("quarantine_topic": "outpost_quarantine",)"
+                          R"( "identity": {"user_property": "client-cn"})"))
+              .find("identity.user_property is not accepted") != std::string::npos);
 }

@@ -190,6 +190,16 @@ TEST_CASE("an eventId forwarded before is acknowledged without a second send") {
     CHECK(line.find(R"("received":2)") != std::string::npos);
 }
 
+TEST_CASE("a gateway reusing another gateway's eventId does not suppress that gateway's alarm") {
+    Harness h;
+    const std::string id = new_event_id();
+    // The attacker publishes first, under its own topic (the ACL allows that).
+    CHECK(h.delivery->deliver(alarm("gw-evil", "dev-1", 1, id)) == Verdict::kForwarded);
+    CHECK(h.delivery->deliver(alarm("gw-1", "dev-1", 1, id)) == Verdict::kForwarded);
+    REQUIRE(h.sink.sent.size() == 2);
+    CHECK(h.sink.sent[1].body.find("\"gatewayId\":\"gw-1\"") != std::string::npos);
+}
+
 TEST_CASE("an id whose send failed is not remembered: its redelivery is sent") {
     Harness h;
     const std::string id = new_event_id();

@@ -251,17 +251,6 @@ TEST_CASE("a deviceId that is not the topic's device level is device_mismatch") 
           "ok");
 }
 
-TEST_CASE("with a broker-stamped identity, it must be present and equal the gateway") {
-    IdentityConfig identity;
-    identity.user_property = "client-cn";
-    InboundMessage message = message_of(valid_payload());
-    CHECK(verdict(message, identity) == "identity_missing");
-    message.authenticated_identity = "gw-9";
-    CHECK(verdict(message, identity) == "identity_mismatch");
-    message.authenticated_identity = "gw-1";
-    CHECK(verdict(message, identity) == "ok");
-}
-
 TEST_CASE("random bytes never throw") {
     std::string bytes;
     std::uint32_t state = 12345;

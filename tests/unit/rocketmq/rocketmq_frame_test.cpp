@@ -113,7 +113,14 @@ TEST_CASE("malformed frames are errors, never crashes") {
     SECTION("header that is not JSON") {
         auto result = decode_frame(valid_frame("{code:0", ""));
         REQUIRE_FALSE(result.is_ok());
-        CHECK(result.status().message().find("not valid JSON") != std::string::npos);
+        CHECK(result.status().message().find("not one valid JSON value") != std::string::npos);
+    }
+    SECTION("a header nested deeper than the limit, refused without building it") {
+        const std::string deep = R"({"code":0,"remark":)" + std::string(500000, '[') +
+                                 std::string(500000, ']') + "}";
+        auto result = decode_frame(valid_frame(deep, ""));
+        REQUIRE_FALSE(result.is_ok());
+        CHECK(result.status().message().find("deeper than 16") != std::string::npos);
     }
     SECTION("header that is JSON but not an object") {
         REQUIRE_FALSE(decode_frame(valid_frame("[1,2]", "")).is_ok());

@@ -62,6 +62,11 @@ TEST_CASE("write queues come sorted by broker then id, whatever the route order"
 
 TEST_CASE("a route body that is not JSON or lacks broker names is an error") {
     CHECK_FALSE(parse_topic_route("{brokerDatas:[{0:1}]}").is_ok());
+    // Nesting beyond the limit is refused while parsing, not built first.
+    auto deep = parse_topic_route(R"({"brokerDatas":)" + std::string(500000, '[') +
+                                  std::string(500000, ']') + "}");
+    REQUIRE_FALSE(deep.is_ok());
+    CHECK(deep.status().message().find("deeper than 16") != std::string::npos);
     CHECK_FALSE(parse_topic_route(R"({"brokerDatas":[{"cluster":"c"}]})").is_ok());
     CHECK_FALSE(parse_topic_route(R"({"queueDatas":[7]})").is_ok());
     auto empty = parse_topic_route("{}");
