@@ -28,6 +28,9 @@ TEST_CASE("the bad-input corpus is quarantined with reasons and the bridge keeps
                                           quarantine, dir.file("status.json"));
     // As if the broker stamped each publisher's certificate identity.
     config["identity"] = {{"user_property", kIdentityProperty}};
+    // The bridge's own size check, for brokers that ignore the Maximum Packet
+    // Size it announces: announce MQTT's largest so the 10 MiB one arrives.
+    config["mqtt"]["max_packet_size"] = 268435460;
     BridgeProcess bridge(dir, "bridge", config);
     bridge.start();
 

@@ -224,3 +224,18 @@ TEST_CASE("TLS settings parse, and TLS files without tls.enabled are an error") 
               .find("rocketmq.tls.cert_file and rocketmq.tls.key_file must be given together") !=
           std::string::npos);
 }
+
+TEST_CASE("the Maximum Packet Size the bridge announces covers what it accepts, and no less") {
+    auto defaults = parse_bridge_config(kMinimal);
+    REQUIRE(defaults.is_ok());
+    CHECK(announced_max_packet_size(defaults->mqtt, defaults->limits.max_payload_bytes) ==
+          256 * 1024 + kPacketHeadroom);
+    auto set = parse_bridge_config(edited(R"("client_id": "bridge-1")",
+                                          R"("client_id": "bridge-1", "max_packet_size": 300000)"));
+    REQUIRE(set.is_ok());
+    CHECK(announced_max_packet_size(set->mqtt, set->limits.max_payload_bytes) == 300000);
+    const std::string message = error_of(edited(
+        R"("client_id": "bridge-1")", R"("client_id": "bridge-1", "max_packet_size": 262144)"));
+    CHECK(message.find("max_packet_size must exceed limits.max_payload_bytes") !=
+          std::string::npos);
+}
