@@ -70,7 +70,8 @@ configuration (defaults shown; fields marked * are required):
 {
   "mqtt": {
     "uri": "tcp://127.0.0.1:1883",          * tcp:// or ssl://
-    "client_id": "outpost-bridge-1",        * fixed per instance
+    "client_id": "bridge-1",                * fixed per instance (the shipped broker:
+                                            equal to username, docs/security.md)
     "username": "", "password": "",
     "tls": {"ca_file": "", "cert_file": "", "key_file": "", "key_password": "",
             "verify_server": true},
