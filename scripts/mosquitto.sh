@@ -8,12 +8,19 @@
 # writes DIR/mosquitto.conf (and DIR/passwords, DIR/acl when asked), prints
 # the broker URI, then runs `mosquitto -c DIR/mosquitto.conf` in the
 # foreground with every log line on stderr. Stop it with Ctrl-C / SIGTERM.
+# A loopback broker for trying things out: plain TCP, passwords, and client
+# ids not bound to users. A deployment uses deploy/mosquitto (TLS, the
+# outpost_identity plugin; docs/security.md).
 #
 # Options:
 #   --port N           listen on 127.0.0.1:N (default: a free port)
-#   --user NAME:PASS   add a user (repeatable); turns anonymous access off
-#                      and writes an ACL where each user may write only
-#                      under outpost/<user>/ and read everything
+#   --user NAME:PASS   add a gateway user (repeatable); turns anonymous
+#                      access off and writes the shipped ACL's rules
+#                      (deploy/mosquitto/outpost.acl): a gateway writes only
+#                      its own alarm, event, telemetry and status topics and
+#                      reads only its own receipts
+#   --bridge NAME:PASS add a bridge user (repeatable): reads every alarm and
+#                      event, writes receipts
 #   --max-inflight N   max_inflight_messages = the Receive Maximum announced
 #                      to v5 clients (default 20, mosquitto's own default)
 #   --persistence      keep sessions across restarts (saved on SIGTERM)
@@ -22,6 +29,7 @@ set -euo pipefail
 
 port=""
 users=()
+bridges=()
 max_inflight=20
 persistence=false
 print_only=false
@@ -32,7 +40,8 @@ while [[ $# -gt 0 ]]; do
         --max-inflight) max_inflight="$2"; shift 2 ;;
         --persistence) persistence=true; shift ;;
         --print-only) print_only=true; shift ;;
-        -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+        --bridge) users+=("$2"); bridges+=("${2%%:*}"); shift 2 ;;
+        -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
         -*) echo "unknown option $1" >&2; exit 2 ;;
         *) break ;;
     esac
@@ -71,7 +80,14 @@ if [[ ${#users[@]} -gt 0 ]]; then
         mosquitto_passwd -b "${create[@]}" "$dir/passwords" "${entry%%:*}" "${entry#*:}"
         create=()
     done
-    printf 'pattern write outpost/%%u/#\npattern read #\n' > "$dir/acl"
+    # The shipped ACL's gateway rules, then one block per bridge user.
+    shipped_acl="$(dirname "$0")/../deploy/mosquitto/outpost.acl"
+    {
+        grep '^pattern ' "$shipped_acl"
+        for bridge in "${bridges[@]}"; do
+            printf '\nuser %s\ntopic read outpost/+/alarm/+\ntopic read outpost/+/event/+\ntopic write outpost/+/receipt\n' "$bridge"
+        done
+    } > "$dir/acl"
     {
         echo "allow_anonymous false"
         echo "password_file $dir/passwords"

@@ -58,7 +58,22 @@ struct MqttConfig {
     // So lowering `sessions` by up to this many strands nothing. One that has
     // no session at the broker costs one CONNECT and DISCONNECT per start.
     int retired_sessions = 8;
+    // The Maximum Packet Size every session announces in CONNECT: a
+    // compliant broker drops a larger message for the bridge instead of
+    // delivering it, so one gateway's oversized publish is never received,
+    // copied and quarantined. 0 (the default): limits.max_payload_bytes plus
+    // kPacketHeadroom for the topic and properties. Set, it must exceed
+    // limits.max_payload_bytes.
+    std::uint32_t max_packet_size = 0;
 };
+
+// What a packet carries besides its payload, at most, in the default
+// mqtt.max_packet_size: a fixed header, a topic of up to a few hundred
+// bytes and a few properties.
+constexpr std::uint32_t kPacketHeadroom = 16 * 1024;
+
+// mqtt.max_packet_size, or its default from limits.max_payload_bytes.
+std::uint32_t announced_max_packet_size(const MqttConfig& mqtt, std::size_t max_payload_bytes);
 
 // The client id of session `index` (0-based) of an instance whose
 // mqtt.client_id is `base`: `base` itself for session 0 (so going from one

@@ -1,5 +1,8 @@
 // JSON -> BridgeConfig. Every problem is reported with the path of its field,
 // and all problems are reported at once, so one edit fixes the file.
+#include <algorithm>
+#include <cstdint>
+
 #include <nlohmann/json.hpp>
 
 #include <sstream>
@@ -83,6 +86,8 @@ void read_mqtt(JsonObjectReader& in, MqttConfig& mqtt) {
     }
     in.read_integer("sessions", mqtt.sessions, 1, 64);
     in.read_integer("retired_sessions", mqtt.retired_sessions, 0, 64);
+    // 0 or MQTT's own bounds; checked against limits.max_payload_bytes below.
+    in.read_integer("max_packet_size", mqtt.max_packet_size, 0, 268435460);
     const int last = mqtt.sessions + mqtt.retired_sessions - 1;
     const std::string last_id = session_client_id(mqtt.client_id, last);
     if (!mqtt.client_id.empty() && !is_valid_identifier(last_id)) {
@@ -264,6 +269,12 @@ std::string session_client_id(const std::string& base, int index) {
     return index == 0 ? base : base + "-" + std::to_string(index);
 }
 
+std::uint32_t announced_max_packet_size(const MqttConfig& mqtt, std::size_t max_payload_bytes) {
+    if (mqtt.max_packet_size != 0) return mqtt.max_packet_size;
+    constexpr std::size_t kLargest = 268435460;  // MQTT's own largest packet
+    return static_cast<std::uint32_t>(std::min(kLargest, max_payload_bytes + kPacketHeadroom));
+}
+
 std::vector<std::string> retired_client_ids(const MqttConfig& mqtt) {
     std::vector<std::string> ids;
     for (int index = mqtt.sessions; index < mqtt.sessions + mqtt.retired_sessions; ++index) {
@@ -293,6 +304,12 @@ Result<BridgeConfig> parse_bridge_config(const std::string& json_text) {
         }
         top.read_object("identity", false,
                         [&](JsonObjectReader& in) { read_identity(in, config.identity); });
+        if (config.mqtt.max_packet_size != 0 &&
+            config.mqtt.max_packet_size <= config.limits.max_payload_bytes) {
+            top.error("mqtt", "max_packet_size must exceed limits.max_payload_bytes (" +
+                                  std::to_string(config.limits.max_payload_bytes) +
+                                  "), or payloads the bridge accepts would never reach it");
+        }
         top.read_integer("dedupe_capacity", config.dedupe_capacity, 0, 10000000);
         top.read_object("status", false,
                         [&](JsonObjectReader& in) { read_status(in, config.status); });

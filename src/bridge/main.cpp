@@ -71,7 +71,8 @@ configuration (defaults shown; fields marked * are required):
 {
   "mqtt": {
     "uri": "tcp://127.0.0.1:1883",          * tcp:// or ssl://
-    "client_id": "outpost-bridge-1",        * fixed per instance
+    "client_id": "bridge-1",                * fixed per instance (the shipped broker:
+                                            equal to username, docs/security.md)
     "username": "", "password": "",
     "tls": {"ca_file": "", "cert_file": "", "key_file": "", "key_password": "",
             "verify_server": true},          ssl:// only; false: warned, shown in status
@@ -84,9 +85,12 @@ configuration (defaults shown; fields marked * are required):
     "sessions": 1,                          sessions in the group, 1 to 64; session
                                             i > 0 uses client_id-i; more than 1: one
                                             process per session (docs/reference/outpost-bridge.md)
-    "retired_sessions": 8                   ids client_id-<sessions> onwards this many:
+    "retired_sessions": 8,                  ids client_id-<sessions> onwards this many:
                                             drained and ended at start, so lowering
                                             sessions strands nothing (docs/operations/bridge.md)
+    "max_packet_size": 0                    Maximum Packet Size announced in CONNECT
+                                            (the broker drops larger messages for the
+                                            bridge); 0: limits.max_payload_bytes + 16384
   },
   "rocketmq": {
     "name_servers": "127.0.0.1:9876",       * "ip:port;ip:port" or an array

@@ -97,8 +97,10 @@ CallbackTime& process_callback_time() {
 }
 
 // The wire contract above as connect settings: a persistent session
-// (clean_start=false, Session Expiry Interval) for the fixed client id.
-paho::ConnectSettings session_settings(const MqttConfig& config) {
+// (clean_start=false, Session Expiry Interval) for the fixed client id, and
+// the Maximum Packet Size the bridge accepts.
+paho::ConnectSettings session_settings(const BridgeConfig& bridge) {
+    const MqttConfig& config = bridge.mqtt;
     paho::ConnectSettings settings;
     settings.uri = config.uri;
     settings.client_id = config.client_id;
@@ -108,6 +110,8 @@ paho::ConnectSettings session_settings(const MqttConfig& config) {
     settings.keepalive = std::chrono::seconds(config.keepalive_s);
     settings.connect_timeout = std::chrono::seconds(config.connect_timeout_s);
     settings.session_expiry_s = config.session_expiry_s;
+    settings.maximum_packet_size =
+        announced_max_packet_size(config, bridge.limits.max_payload_bytes);
     return settings;
 }
 
@@ -121,7 +125,7 @@ class PahoSession final : public MqttSession {
           delivery_(delivery),
           stats_(stats),
           stop_(stop),
-          settings_(session_settings(config.mqtt)),
+          settings_(session_settings(config)),
           client_(std::move(client)),
           // Capped doubling, jittered so a fleet of bridges does not
           // reconnect in lockstep.
@@ -496,7 +500,7 @@ Result<std::unique_ptr<MqttSession>> make_mqtt_session(const BridgeConfig& confi
                                                        Delivery& delivery, BridgeStats& stats,
                                                        const StopSignal& stop, SessionRole role) {
     // No client persistence: the broker's session is the queue.
-    auto client = paho::make_client(session_settings(config.mqtt), "MQTT client");
+    auto client = paho::make_client(session_settings(config), "MQTT client");
     if (!client.is_ok()) return client.status();
     return std::unique_ptr<MqttSession>(
         new PahoSession(config, delivery, stats, stop, role, std::move(*client)));

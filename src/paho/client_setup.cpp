@@ -85,12 +85,16 @@ namespace {
 void fill_connect_options(const ConnectSettings& settings, mqtt::connect_options& options) {
     options.set_mqtt_version(MQTTVERSION_5);  // before clean_start: it picks the field
     options.set_clean_start(settings.session_expiry_s == 0);
+    mqtt::properties properties;
     if (settings.session_expiry_s > 0) {
-        mqtt::properties properties;
         properties.add(mqtt::property(mqtt::property::SESSION_EXPIRY_INTERVAL,
                                       static_cast<int>(settings.session_expiry_s)));
-        options.set_properties(std::move(properties));
     }
+    if (settings.maximum_packet_size > 0) {
+        properties.add(mqtt::property(mqtt::property::MAXIMUM_PACKET_SIZE,
+                                      static_cast<int>(settings.maximum_packet_size)));
+    }
+    if (!properties.empty()) options.set_properties(std::move(properties));
     options.set_automatic_reconnect(false);  // the caller paces reconnects
     options.set_keep_alive_interval(settings.keepalive);
     options.set_connect_timeout(std::max<int64_t>(

@@ -43,6 +43,10 @@ struct ConnectSettings {
     // false) that the broker keeps this many seconds after a disconnect (the
     // bridge: unacknowledged messages wait there for it).
     uint32_t session_expiry_s = 0;
+    // Above 0: the Maximum Packet Size announced in CONNECT (MQTT v5). The
+    // broker then never sends this client a larger packet: it drops such a
+    // message for this client instead of making it receive and copy it.
+    uint32_t maximum_packet_size = 0;
     std::optional<WillSettings> will;
 };
 

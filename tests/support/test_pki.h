@@ -4,7 +4,10 @@
 #ifndef OUTPOST_TESTS_TEST_PKI_H
 #define OUTPOST_TESTS_TEST_PKI_H
 
+#include <sys/stat.h>
 #include <sys/wait.h>
+
+#include <cctype>
 
 #include <fstream>
 #include <stdexcept>
@@ -41,11 +44,14 @@ class TestPki final {
 
     // A certificate for `common_name` signed by `ca`: a broker certificate
     // (serverAuth, SAN IP 127.0.0.1 and DNS localhost) or a client one.
+    // Any CN, even one with '/', '+' or '#' (escaped for -subj; the files
+    // are named by a cleaned copy).
     CertFiles issue(const CertFiles& ca, const std::string& common_name, bool server) {
-        CertFiles leaf = paths(common_name + (server ? "-server" : "-client"));
+        CertFiles leaf = paths(file_name(common_name) + (server ? "-server" : "-client"));
         make_key(leaf.key);
         const std::string csr = leaf.cert + ".csr";
-        run({openssl_, "req", "-new", "-key", leaf.key, "-out", csr, "-subj", "/CN=" + common_name});
+        run({openssl_, "req", "-new", "-key", leaf.key, "-out", csr, "-subj",
+             "/CN=" + subject_escaped(common_name)});
         const std::string extensions = leaf.cert + ".ext";
         std::ofstream(extensions)
             << "basicConstraints=CA:FALSE\n"
@@ -56,7 +62,46 @@ class TestPki final {
         return leaf;
     }
 
+    // A CRL of `ca` (PEM, valid two days) listing `revoked`, each a
+    // certificate `ca` issued. With none: an empty CRL.
+    std::string make_crl(const CertFiles& ca, const std::vector<CertFiles>& revoked = {}) {
+        const std::string base = dir_.file(file_name(ca.cert) + "-crl");
+        ::mkdir(base.c_str(), 0700);
+        std::ofstream(base + "/index.txt");
+        std::ofstream(base + "/crlnumber") << "01\n";
+        std::ofstream(base + "/ca.cnf") << "[ca]\ndefault_ca = test\n[test]\n"
+                                        << "database = " << base << "/index.txt\n"
+                                        << "crlnumber = " << base << "/crlnumber\n"
+                                        << "default_md = sha256\ndefault_crl_days = 2\n";
+        for (const CertFiles& leaf : revoked) {
+            run({openssl_, "ca", "-config", base + "/ca.cnf", "-keyfile", ca.key, "-cert", ca.cert,
+                 "-revoke", leaf.cert});
+        }
+        const std::string crl = base + "/ca.crl";
+        run({openssl_, "ca", "-config", base + "/ca.cnf", "-keyfile", ca.key, "-cert", ca.cert,
+             "-gencrl", "-out", crl});
+        return crl;
+    }
+
   private:
+    static std::string file_name(const std::string& text) {
+        std::string name;
+        for (char c : text) {
+            const bool plain = std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.';
+            name += plain ? c : '_';
+        }
+        return name;
+    }
+
+    static std::string subject_escaped(const std::string& text) {
+        std::string escaped;
+        for (char c : text) {
+            if (c == '/' || c == '+' || c == '\\' || c == '=') escaped += '\\';
+            escaped += c;
+        }
+        return escaped;
+    }
+
     CertFiles paths(const std::string& name) const {
         return {dir_.file(name + ".crt"), dir_.file(name + ".key")};
     }

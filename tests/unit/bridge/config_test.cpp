@@ -304,3 +304,18 @@ TEST_CASE("a user property as the publisher's identity is refused: publishers ca
                           R"( "identity": {"user_property": "client-cn"})"))
               .find("identity.user_property is not accepted") != std::string::npos);
 }
+
+TEST_CASE("the Maximum Packet Size the bridge announces covers what it accepts, and no less") {
+    auto defaults = parse_bridge_config(kMinimal);
+    REQUIRE(defaults.is_ok());
+    CHECK(announced_max_packet_size(defaults->mqtt, defaults->limits.max_payload_bytes) ==
+          256 * 1024 + kPacketHeadroom);
+    auto set = parse_bridge_config(edited(R"("client_id": "bridge-1")",
+                                          R"("client_id": "bridge-1", "max_packet_size": 300000)"));
+    REQUIRE(set.is_ok());
+    CHECK(announced_max_packet_size(set->mqtt, set->limits.max_payload_bytes) == 300000);
+    const std::string message = error_of(edited(
+        R"("client_id": "bridge-1")", R"("client_id": "bridge-1", "max_packet_size": 262144)"));
+    CHECK(message.find("max_packet_size must exceed limits.max_payload_bytes") !=
+          std::string::npos);
+}
