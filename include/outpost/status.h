@@ -59,6 +59,10 @@ enum class StatusCode {
     // or secret, missing permission, a server certificate we do not trust):
     // neither the request's fault nor transient. Fix the configuration.
     kPermissionDenied,
+    // The process ran out of memory or threads (a thread could not be
+    // started). Nothing was done; retry later. Every public call reports
+    // such a failure this way instead of throwing.
+    kResourceExhausted,
 };
 
 // Returns a stable lower-case name for `code`, e.g. "store_full".

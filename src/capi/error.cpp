@@ -47,7 +47,15 @@ outpost_code code_of(StatusCode code) noexcept {
                       static_cast<int>(StatusCode::kClosed) == OUTPOST_CLOSED &&
                       static_cast<int>(StatusCode::kInternal) == OUTPOST_INTERNAL,
                   "outpost_code must mirror outpost::StatusCode");
-    return static_cast<outpost_code>(code);
+    // The codes after kInternal have no C twin of the same value.
+    switch (code) {
+        case StatusCode::kPermissionDenied:
+            return OUTPOST_REJECTED;  // refused, and retrying will not help
+        case StatusCode::kResourceExhausted:
+            return OUTPOST_NO_MEMORY;
+        default:
+            return static_cast<outpost_code>(code);
+    }
 }
 
 }  // namespace outpost::capi

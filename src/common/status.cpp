@@ -21,6 +21,7 @@ const char* status_code_name(StatusCode code) {
         case StatusCode::kTimeout: return "timeout";
         case StatusCode::kInternal: return "internal";
         case StatusCode::kPermissionDenied: return "permission_denied";
+        case StatusCode::kResourceExhausted: return "resource_exhausted";
     }
     return "unknown";
 }

@@ -1,6 +1,7 @@
 // outpost::Publisher: option checks and the facade over publish::PublisherImpl.
 #include "outpost/publisher.h"
 
+#include "common/api_guard.h"
 #include "publish/publisher_impl.h"
 
 namespace outpost {
@@ -50,11 +51,13 @@ Status check_options(const PublisherOptions& options) {
 }  // namespace
 
 Result<std::unique_ptr<Publisher>> Publisher::start(Store& store, const PublisherOptions& options) {
-    Status valid = check_options(options);
-    if (!valid) return valid;
-    auto impl = std::make_unique<publish::PublisherImpl>(store, options, publish::make_paho_link);
-    impl->launch();
-    return std::unique_ptr<Publisher>(new Publisher(std::move(impl)));
+    return guard_api("Publisher::start", [&]() -> Result<std::unique_ptr<Publisher>> {
+        Status valid = check_options(options);
+        if (!valid) return valid;
+        auto impl = std::make_unique<publish::PublisherImpl>(store, options, publish::make_paho_link);
+        impl->launch();
+        return std::unique_ptr<Publisher>(new Publisher(std::move(impl)));
+    });
 }
 
 Publisher::Publisher(std::unique_ptr<publish::PublisherImpl> impl) : impl_(std::move(impl)) {}
@@ -65,7 +68,9 @@ Publisher::~Publisher() {
 }
 
 Status Publisher::stop(std::chrono::milliseconds timeout) {
-    return impl_->stop(timeout);
+    return guard_api("Publisher::stop", [&]() -> Status {
+        return impl_->stop(timeout);
+    });
 }
 
 PublisherStatus Publisher::status() const {

@@ -60,7 +60,15 @@ void publish::PublisherImpl::launch() {
     core_.set_purge_confirmed_only(options_.receipts);
     // Local commits wake the thread at once; the listener only posts.
     core_.set_commit_listener([this] { inbox_.post_commit(); });
-    thread_ = std::thread([this] { run(); });
+    try {
+        thread_ = std::thread([this] { run(); });
+    } catch (...) {
+        // No thread (the system is at its thread limit): leave the store as
+        // it was; Publisher::start reports kResourceExhausted.
+        core_.set_commit_listener(nullptr);
+        core_.set_purge_confirmed_only(false);
+        throw;
+    }
 }
 
 Status publish::PublisherImpl::stop(std::chrono::milliseconds timeout) {

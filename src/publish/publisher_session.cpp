@@ -46,11 +46,20 @@ bool publish::PublisherImpl::take_lease(int64_t now) {
         return false;
     }
 
+    // The marker's thread is the only resource of a lease that can run out
+    // here; without it the lease is given up and taken again later.
+    try {
+        marker_ = std::make_unique<publish::SentMarker>(core_, inbox_, *epoch, options_.mark_batch,
+                                                        options_.mark_delay);
+    } catch (const std::exception& error) {
+        live_.last_error = std::string("cannot start the SENT marker thread: ") + error.what();
+        link.value().reset();
+        lease_.release();
+        return false;
+    }
     epoch_ = *epoch;
     reader_ = std::move(*reader);
     link_ = std::move(*link);
-    marker_ = std::make_unique<publish::SentMarker>(core_, inbox_, epoch_, options_.mark_batch,
-                                                    options_.mark_delay);
     window_.clear();
     ready_.clear();
     forget_receipts();

@@ -5,6 +5,7 @@
 
 #include <cctype>
 
+#include "common/api_guard.h"
 #include "store/outbox.h"
 #include "store/store_internal.h"
 
@@ -52,45 +53,57 @@ std::optional<EventState> parse_event_state(const std::string& name) {
 StoreAdmin::StoreAdmin(Store& store) : store_(store) {}
 
 Result<EventRecord> StoreAdmin::find_event(const std::string& event_id) {
-    auto reader = store::core_of(store_).open_reader();
-    if (!reader) return reader.status();
-    return store::find_event(*reader, event_id);
+    return guard_api("StoreAdmin::find_event", [&]() -> Result<EventRecord> {
+        auto reader = store::core_of(store_).open_reader();
+        if (!reader) return reader.status();
+        return store::find_event(*reader, event_id);
+    });
 }
 
 Result<std::vector<EventRecord>> StoreAdmin::list_events(EventState state, int64_t after_id,
                                                          int limit) {
-    if (limit < 1 || after_id < 0) {
-        return Status::error(StatusCode::kInvalidArgument,
-                             "list_events needs limit >= 1 and after_id >= 0 (got limit " +
-                                 std::to_string(limit) + ", after_id " + std::to_string(after_id) +
-                                 ")");
-    }
-    auto reader = store::core_of(store_).open_reader();
-    if (!reader) return reader.status();
-    return store::list_events(*reader, state, after_id, limit);
+    return guard_api("StoreAdmin::list_events", [&]() -> Result<std::vector<EventRecord>> {
+        if (limit < 1 || after_id < 0) {
+            return Status::error(StatusCode::kInvalidArgument,
+                                 "list_events needs limit >= 1 and after_id >= 0 (got limit " +
+                                     std::to_string(limit) + ", after_id " + std::to_string(after_id) +
+                                     ")");
+        }
+        auto reader = store::core_of(store_).open_reader();
+        if (!reader) return reader.status();
+        return store::list_events(*reader, state, after_id, limit);
+    });
 }
 
 Status StoreAdmin::replay_event(const std::string& event_id, const std::string& reason,
                                 const std::string& actor) {
-    Status valid = need_reason_and_actor(reason, actor);
-    if (!valid) return valid;
-    return store::replay_event(store::core_of(store_), event_id, reason, actor);
+    return guard_api("StoreAdmin::replay_event", [&]() -> Status {
+        Status valid = need_reason_and_actor(reason, actor);
+        if (!valid) return valid;
+        return store::replay_event(store::core_of(store_), event_id, reason, actor);
+    });
 }
 
 Result<int64_t> StoreAdmin::replay_dead(const std::string& reason, const std::string& actor) {
-    Status valid = need_reason_and_actor(reason, actor);
-    if (!valid) return valid;
-    return store::replay_all_dead(store::core_of(store_), reason, actor);
+    return guard_api("StoreAdmin::replay_dead", [&]() -> Result<int64_t> {
+        Status valid = need_reason_and_actor(reason, actor);
+        if (!valid) return valid;
+        return store::replay_all_dead(store::core_of(store_), reason, actor);
+    });
 }
 
 Result<int64_t> StoreAdmin::purge_dead() {
-    return store::purge_dead(store::core_of(store_));
+    return guard_api("StoreAdmin::purge_dead", [&]() -> Result<int64_t> {
+        return store::purge_dead(store::core_of(store_));
+    });
 }
 
 Result<LeaseRecord> StoreAdmin::lease() {
-    auto reader = store::core_of(store_).open_reader();
-    if (!reader) return reader.status();
-    return store::read_lease(*reader);
+    return guard_api("StoreAdmin::lease", [&]() -> Result<LeaseRecord> {
+        auto reader = store::core_of(store_).open_reader();
+        if (!reader) return reader.status();
+        return store::read_lease(*reader);
+    });
 }
 
 }  // namespace outpost

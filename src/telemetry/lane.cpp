@@ -3,6 +3,7 @@
 #include <exception>
 #include <utility>
 
+#include "common/api_guard.h"
 #include "common/text_checks.h"
 #include "telemetry/datagram.h"
 #include "telemetry/lane_impl.h"
@@ -183,13 +184,15 @@ void telemetry::LaneImpl::set_error(std::string error) {
 }
 
 Result<std::unique_ptr<TelemetryLane>> TelemetryLane::start(const TelemetryOptions& options) {
-    Status valid = check_options(options);
-    if (!valid) return valid;
-    auto impl = std::make_unique<telemetry::LaneImpl>(options);
-    Status opened = impl->open();
-    if (!opened) return opened;
-    impl->run();
-    return std::unique_ptr<TelemetryLane>(new TelemetryLane(std::move(impl)));
+    return guard_api("TelemetryLane::start", [&]() -> Result<std::unique_ptr<TelemetryLane>> {
+        Status valid = check_options(options);
+        if (!valid) return valid;
+        auto impl = std::make_unique<telemetry::LaneImpl>(options);
+        Status opened = impl->open();
+        if (!opened) return opened;
+        impl->run();
+        return std::unique_ptr<TelemetryLane>(new TelemetryLane(std::move(impl)));
+    });
 }
 
 TelemetryLane::TelemetryLane(std::unique_ptr<telemetry::LaneImpl> impl) : impl_(std::move(impl)) {}
