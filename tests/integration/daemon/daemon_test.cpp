@@ -226,22 +226,35 @@ TEST_CASE("a stuck publisher loop stops the WATCHDOG=1 pings", "[daemon][fault_p
                           {"NOTIFY_SOCKET=" + healthy_notify.path(), "WATCHDOG_USEC=1000000"});
     json stuck_config = daemon_config(stuck_dir, broker);
     stuck_config["gateway_id"] = "gw-stuck";  // its own client id at the broker
+    stuck_config["status_interval_ms"] = 100;
     DaemonProcess stuck(stuck_dir, stuck_config,
                         {"NOTIFY_SOCKET=" + stuck_notify.path(), "WATCHDOG_USEC=1000000",
                          "OUTPOST_FAULT=publish.loop:20:stall"});
     // The stuck daemon notices that its publisher stopped going round.
     REQUIRE(eventually([&] { return stuck.logged("withholding WATCHDOG=1"); }));
     INFO(stuck.log_line());
-    // Now count the pings both send over the same generous window.
-    healthy_notify.collect(0ms);
+    // From here on, its own clock: the main loop looks at the publisher
+    // every 500 ms (WATCHDOG_USEC/2) and sends STATUS= every 100 ms, so 12
+    // periodic STATUS= span two looks or more, each a ping were it pinging.
     stuck_notify.collect(0ms);
-    std::vector<std::string> from_healthy;
     std::vector<std::string> from_stuck;
-    std::thread listen_healthy([&] { from_healthy = healthy_notify.collect(4000ms); });
-    from_stuck = stuck_notify.collect(4000ms);
-    listen_healthy.join();
-    CHECK(count_assignments(from_healthy, "WATCHDOG=1") >= 2);
+    auto periodic_statuses = [&] {
+        return std::count_if(from_stuck.begin(), from_stuck.end(), [](const std::string& message) {
+            return message.rfind("STATUS=", 0) == 0;
+        });
+    };
+    REQUIRE(eventually([&] {
+        for (auto& message : stuck_notify.collect(200ms)) from_stuck.push_back(message);
+        return periodic_statuses() >= 12;
+    }));
     CHECK(count_assignments(from_stuck, "WATCHDOG=1") == 0);
+    // The healthy one, beside it on the same broker, keeps pinging.
+    healthy_notify.collect(0ms);
+    std::vector<std::string> from_healthy;
+    REQUIRE(eventually([&] {
+        for (auto& message : healthy_notify.collect(200ms)) from_healthy.push_back(message);
+        return count_assignments(from_healthy, "WATCHDOG=1") >= 2;
+    }));
     CHECK(healthy.terminate() == 0);
 }
 
