@@ -4,7 +4,6 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -15,10 +14,10 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <stdexcept>
 
+#include "child_process.h"
 #include "proof/child.h"
-
-extern char** environ;
 
 namespace outpost::torture {
 namespace {
@@ -62,40 +61,19 @@ std::string read_text(const std::string& path) {
 }  // namespace
 
 std::string find_program(const std::string& program) {
-    std::string path = std::getenv("PATH") ? std::getenv("PATH") : "";
-    path += ":/usr/sbin:/usr/local/sbin";
-    std::stringstream dirs(path);
-    for (std::string dir; std::getline(dirs, dir, ':');) {
-        if (dir.empty()) continue;
-        const std::string candidate = dir + "/" + program;
-        if (::access(candidate.c_str(), X_OK) == 0) return candidate;
-    }
-    return "";
+    return testing::find_program(program);
 }
 
 std::unique_ptr<LoggedProcess> LoggedProcess::spawn(const std::vector<std::string>& argv,
                                                     const std::string& log_path, std::string* error,
                                                     const std::vector<std::string>& extra_env) {
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND,
-                                     0644);
-    posix_spawn_file_actions_adddup2(&actions, 1, 2);
-    std::vector<char*> args;
-    for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
-    args.push_back(nullptr);
-    pid_t pid = -1;
-    std::vector<char*> env(extra_env.size());
-    for (size_t i = 0; i < extra_env.size(); ++i) env[i] = const_cast<char*>(extra_env[i].c_str());
-    for (char** entry = environ; *entry != nullptr; ++entry) env.push_back(*entry);
-    env.push_back(nullptr);
-    const int rc = ::posix_spawn(&pid, args[0], &actions, nullptr, args.data(), env.data());
-    posix_spawn_file_actions_destroy(&actions);
-    if (rc != 0) {
-        *error = "cannot start " + argv[0] + ": " + std::strerror(rc);
+    try {
+        const pid_t pid = testing::spawn_logged(argv, log_path, extra_env);
+        return std::unique_ptr<LoggedProcess>(new LoggedProcess(pid, log_path));
+    } catch (const std::runtime_error& failure) {
+        *error = failure.what();
         return nullptr;
     }
-    return std::unique_ptr<LoggedProcess>(new LoggedProcess(pid, log_path));
 }
 
 LoggedProcess::~LoggedProcess() {

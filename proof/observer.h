@@ -19,7 +19,9 @@ namespace outpost::torture {
 class LoggedProcess final {
   public:
     // nullptr with *error set when it cannot be started. `extra_env`
-    // ("NAME=value") is added to this process's environment for the child.
+    // ("NAME=value") is added to this process's environment for the child,
+    // replacing an inherited variable of the same name
+    // (tests/support/child_process.h).
     static std::unique_ptr<LoggedProcess> spawn(const std::vector<std::string>& argv,
                                                 const std::string& log_path, std::string* error,
                                                 const std::vector<std::string>& extra_env = {});

@@ -32,27 +32,11 @@
 #include <utility>
 #include <vector>
 
+#include "child_process.h"
 #include "tap_text.h"
 #include "temp_dir.h"
 
-extern char** environ;
-
 namespace outpost::testing {
-
-// Full path of `program` on $PATH (plus /usr/sbin, where Debian puts
-// mosquitto), or "" when absent.
-inline std::string find_program(const std::string& program) {
-    std::string path = std::getenv("PATH") ? std::getenv("PATH") : "";
-    path += ":/usr/sbin:/usr/local/sbin";
-    std::stringstream dirs(path);
-    std::string dir;
-    while (std::getline(dirs, dir, ':')) {
-        if (dir.empty()) continue;
-        std::string candidate = dir + "/" + program;
-        if (::access(candidate.c_str(), X_OK) == 0) return candidate;
-    }
-    return "";
-}
 
 inline bool mosquitto_available() {
     return !find_program("mosquitto").empty();
@@ -91,29 +75,6 @@ inline int free_loopback_port() {
     }
     ::close(fd);
     return ntohs(address.sin_port);
-}
-
-// Spawns `argv` with stdout and stderr appended to `log_path`, in this
-// process's environment plus `extra_env` ("NAME=value").
-inline pid_t spawn_logged(const std::vector<std::string>& argv, const std::string& log_path,
-                          const std::vector<std::string>& extra_env = {}) {
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND,
-                                     0644);
-    posix_spawn_file_actions_adddup2(&actions, 1, 2);
-    std::vector<char*> args;
-    for (const auto& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
-    args.push_back(nullptr);
-    std::vector<char*> env;
-    for (char** item = environ; *item != nullptr; ++item) env.push_back(*item);
-    for (const auto& item : extra_env) env.push_back(const_cast<char*>(item.c_str()));
-    env.push_back(nullptr);
-    pid_t pid = -1;
-    int rc = ::posix_spawn(&pid, args[0], &actions, nullptr, args.data(), env.data());
-    posix_spawn_file_actions_destroy(&actions);
-    if (rc != 0) throw std::runtime_error("spawn " + argv[0] + ": " + std::strerror(rc));
-    return pid;
 }
 
 // SIGTERM, then SIGKILL if `pid` has not exited within `grace`.

@@ -10,7 +10,6 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
-#include <spawn.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -33,8 +32,6 @@
 #include "mosquitto_fixture.h"
 #include "service_probes.h"
 #include "temp_dir.h"
-
-extern char** environ;
 
 namespace outpost::testing {
 
@@ -73,32 +70,14 @@ inline nlohmann::json offline_daemon_config(const TempDir& dir, const std::strin
 class DaemonProcess final {
   public:
     // Writes `config` to <dir>/outpostd.json and starts outpostd with the
-    // current environment plus `extra_env` ("NAME=value"); output goes to
-    // <dir>/outpostd.log.
+    // current environment plus `extra_env` ("NAME=value", replacing an
+    // inherited variable of the same name); output goes to <dir>/outpostd.log.
     DaemonProcess(const TempDir& dir, const nlohmann::json& config,
                   const std::vector<std::string>& extra_env = {})
         : log_path_(dir.file("outpostd.log")) {
         const std::string config_path = dir.file("outpostd.json");
         std::ofstream(config_path) << config.dump(2);
-        std::vector<std::string> env;
-        for (char** item = environ; *item != nullptr; ++item) env.emplace_back(*item);
-        env.insert(env.end(), extra_env.begin(), extra_env.end());
-        std::vector<char*> envp;
-        for (auto& item : env) envp.push_back(item.data());
-        envp.push_back(nullptr);
-        std::vector<std::string> words = {outpostd_binary(), "--config", config_path};
-        std::vector<char*> argv;
-        for (auto& word : words) argv.push_back(word.data());
-        argv.push_back(nullptr);
-
-        posix_spawn_file_actions_t actions;
-        posix_spawn_file_actions_init(&actions);
-        posix_spawn_file_actions_addopen(&actions, 1, log_path_.c_str(),
-                                         O_WRONLY | O_CREAT | O_APPEND, 0644);
-        posix_spawn_file_actions_adddup2(&actions, 1, 2);
-        const int rc = posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), envp.data());
-        posix_spawn_file_actions_destroy(&actions);
-        if (rc != 0) throw std::runtime_error("spawn outpostd: " + std::string(std::strerror(rc)));
+        pid_ = spawn_logged({outpostd_binary(), "--config", config_path}, log_path_, extra_env);
     }
     ~DaemonProcess() {
         if (pid_ > 0) {
