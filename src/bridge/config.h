@@ -194,9 +194,10 @@ struct BridgeConfig {
 };
 
 // Each leg as the transport rules see it (common/transport_security.h).
-// `tls_settings_given`: the configuration has an mqtt.tls object.
+// `tls_settings_given`: the configuration has an mqtt.tls object, or
+// rocketmq.tls fields besides `enabled`.
 LegSecurity mqtt_leg_security(const MqttConfig& mqtt, bool tls_settings_given = false);
-LegSecurity rocketmq_leg_security(const RocketMqConfig& rocketmq);
+LegSecurity rocketmq_leg_security(const RocketMqConfig& rocketmq, bool tls_settings_given = false);
 
 // Parses and validates a configuration document. Fails with
 // kInvalidArgument; the message lists every problem found, one per line,

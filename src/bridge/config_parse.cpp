@@ -129,6 +129,7 @@ void read_rocketmq(JsonObjectReader& in, RocketMqConfig& rocketmq) {
                  "is not accepted here: put the secret in a file only the bridge "
                  "can read and name it in rocketmq.secret_file");
     }
+    bool tls_fields_given = false;
     in.read_object("tls", false, [&](JsonObjectReader& tls) {
         tls.read_bool("enabled", rocketmq.tls.enabled);
         tls.read_string("ca_file", rocketmq.tls.ca_file);
@@ -138,14 +139,11 @@ void read_rocketmq(JsonObjectReader& in, RocketMqConfig& rocketmq) {
         if (rocketmq.tls.cert_file.empty() != rocketmq.tls.key_file.empty()) {
             tls.error("cert_file", "and rocketmq.tls.key_file must be given together");
         }
-        const bool configured = !rocketmq.tls.ca_file.empty() || !rocketmq.tls.cert_file.empty() ||
-                                rocketmq.tls.insecure_skip_verify;
-        if (configured && !rocketmq.tls.enabled) {
-            tls.error("enabled", "must be true when other rocketmq.tls fields are set");
-        }
+        tls_fields_given = !rocketmq.tls.ca_file.empty() || !rocketmq.tls.cert_file.empty() ||
+                           rocketmq.tls.insecure_skip_verify;
     });
     in.read_bool("allow_plaintext_credentials", rocketmq.allow_plaintext_credentials);
-    check_leg_security(rocketmq_leg_security(rocketmq), in);
+    check_leg_security(rocketmq_leg_security(rocketmq, tls_fields_given), in);
     in.read_string("producer_group", rocketmq.producer_group);
     if (!rocketmq::validate_topic(rocketmq.producer_group).is_ok()) {
         in.error("producer_group", "may only use letters, digits, '%', '|', '_' and '-'");
@@ -252,11 +250,12 @@ LegSecurity mqtt_leg_security(const MqttConfig& mqtt, bool tls_settings_given) {
                                       mqtt.allow_plaintext_credentials, tls_settings_given);
 }
 
-LegSecurity rocketmq_leg_security(const RocketMqConfig& rocketmq) {
+LegSecurity rocketmq_leg_security(const RocketMqConfig& rocketmq, bool tls_settings_given) {
     LegSecurity leg;
     leg.section = "rocketmq";
     leg.encrypted = rocketmq.tls.enabled;
     leg.plaintext_because = "rocketmq.tls.enabled is false";
+    leg.tls_settings_given = tls_settings_given;
     leg.verify_server = !rocketmq.tls.insecure_skip_verify;
     std::stringstream list(rocketmq.name_servers);
     for (std::string server; std::getline(list, server, ';');) leg.hosts.push_back(host_of(server));

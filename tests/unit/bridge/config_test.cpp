@@ -229,7 +229,7 @@ TEST_CASE("TLS settings parse, and TLS files without tls.enabled are an error") 
     CHECK(config->rocketmq.tls.enabled);
     CHECK_FALSE(config->rocketmq.tls.insecure_skip_verify);
     CHECK(error_of(config_with(R"(, "tls": {"ca_file": "/ca.pem"})"))
-              .find("rocketmq.tls.enabled must be true") != std::string::npos);
+              .find("rocketmq.tls is set but rocketmq.tls.enabled is false") != std::string::npos);
     CHECK(error_of(config_with(R"(, "tls": {"enabled": true, "cert_file": "/c.pem"})"))
               .find("rocketmq.tls.cert_file and rocketmq.tls.key_file must be given together") !=
           std::string::npos);
