@@ -20,8 +20,9 @@
 // touched. Step 1 relies on mosquitto handing a plugin a certificate only
 // from a listener with require_certificate true, where the handshake
 // verified it (mosquitto_broker.h, mosquitto_client_certificate): every such
-// listener must trust the gateway CA alone. A client that asks for extended authentication never reaches
-// this check, and the broker refuses it (no plugin offers a method).
+// listener must trust the gateway CA alone. A client that asks for
+// extended authentication never reaches this check, and the broker refuses
+// it (no plugin offers a method).
 #include <mosquitto.h>
 #include <mosquitto_broker.h>
 #include <mosquitto_plugin.h>

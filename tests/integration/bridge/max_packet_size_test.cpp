@@ -34,4 +34,6 @@ TEST_CASE("a publish above the bridge's Maximum Packet Size never reaches it; th
     CHECK(bridge.counter("received") == 2);  // the 8 MiB one never arrived
     CHECK(bridge.status()["quarantined"]["total"] == 0);
     CHECK(bridge.status()["mqtt_connected"] == true);
+    const std::set<std::string> ids = {before, after};
+    CHECK(missing_keys(messages_with_keys(alarms, ids), ids).empty());
 }

@@ -10,7 +10,8 @@
 
 using namespace outpost::testing;
 
-TEST_CASE("a gateway's credentials cannot take the bridge's session; the bridge gets every queued alarm") {
+TEST_CASE(
+    "a gateway's credentials cannot take the bridge's session; the bridge gets every queued alarm") {
     ShippedBroker broker;
     const CertFiles gw1 = broker.gateway_certificate("gw-1");
     const CertFiles gw2 = broker.gateway_certificate("gw-2");

@@ -90,9 +90,11 @@ class ShippedBroker final {
         std::string line;
         while (std::getline(shipped, line)) {
             if (line.empty()) continue;
-            if (line == "listener 8883") line = "listener " + std::to_string(gateway_port_) + " 127.0.0.1";
-            if (line == "listener 8884") line = "listener " + std::to_string(bridge_port_) + " 127.0.0.1";
-            if (line.rfind("plugin ", 0) == 0) line = std::string("plugin ") + OUTPOST_IDENTITY_PLUGIN;
+            if (line == "listener 8883") line = loopback_listener(gateway_port_);
+            if (line == "listener 8884") line = loopback_listener(bridge_port_);
+            if (line.rfind("plugin ", 0) == 0) {
+                line = std::string("plugin ") + OUTPOST_IDENTITY_PLUGIN;
+            }
             if (line == "log_dest syslog") line = "log_dest stderr";
             for (const auto& [shipped_path, test_path] : paths) {
                 const size_t at = line.find(shipped_path);
@@ -105,6 +107,10 @@ class ShippedBroker final {
             conf << line << "\n";
         }
         if (::geteuid() == 0) conf << "user root\n";
+    }
+
+    static std::string loopback_listener(int port) {
+        return "listener " + std::to_string(port) + " 127.0.0.1";
     }
 
     void write_password_file() {
