@@ -129,10 +129,10 @@ the gateway publishes it again. Broker ACL for the bridge:
 "topic write outpost/+/receipt".
 
 identity: the envelope's gatewayId must equal topic level gateway_level
-(deviceId: device_level, -1 = no check). With the broker ACL
-"pattern write outpost/%u/#" that level is the authenticated user. No MQTT
-user property is trusted as an identity: brokers pass through the ones a
-publisher sets.
+(deviceId: device_level, -1 = no check). With the shipped broker
+configuration (deploy/mosquitto, docs/security.md) that level is the
+authenticated gateway. No MQTT user property is trusted as an identity:
+brokers pass through the ones a publisher sets.
 
 quarantine reasons (TAGS and OUTPOST_REASON property): payload_too_large,
 invalid_utf8, malformed_json, json_too_deep, schema_violation,
