@@ -54,6 +54,19 @@ bool socket_ready(const std::string& path) {
     return outpost::ingest::Client::connect(path).is_ok();
 }
 
+// Collects what `notify` receives into `messages` until outpostd's main loop
+// sent `count` periodic STATUS= (READY's is not one); false if it did not.
+// They are the daemon's own clock: one per status_interval_ms.
+bool collect_until_statuses(NotifyListener& notify, std::vector<std::string>& messages,
+                            long count) {
+    return eventually([&] {
+        for (auto& message : notify.collect(200ms)) messages.push_back(message);
+        return std::count_if(messages.begin(), messages.end(), [](const std::string& message) {
+                   return message.rfind("STATUS=", 0) == 0;
+               }) >= count;
+    });
+}
+
 }  // namespace
 
 TEST_CASE("an alarm raised through the daemon's socket reaches an MQTT subscriber", "[daemon]") {
@@ -174,15 +187,7 @@ TEST_CASE(
     // first watchdog look, which pings at once when the watchdog is on: the
     // datagrams arrive in order, so none before it means the pings are off.
     std::vector<std::string> messages;
-    auto periodic_statuses = [&] {
-        return std::count_if(messages.begin(), messages.end(), [](const std::string& message) {
-            return message.rfind("STATUS=", 0) == 0;
-        });
-    };
-    REQUIRE(eventually([&] {
-        for (auto& message : notify.collect(200ms)) messages.push_back(message);
-        return periodic_statuses() >= 1;
-    }));
+    REQUIRE(collect_until_statuses(notify, messages, 1));
     CHECK(count_assignments(messages, "READY=1") == 1);
     CHECK(count_assignments(messages, "WATCHDOG=1") == 0);
     CHECK_FALSE(daemon.logged("systemd watchdog: checking"));
@@ -238,15 +243,7 @@ TEST_CASE("a stuck publisher loop stops the WATCHDOG=1 pings", "[daemon][fault_p
     // periodic STATUS= span two looks or more, each a ping were it pinging.
     stuck_notify.collect(0ms);
     std::vector<std::string> from_stuck;
-    auto periodic_statuses = [&] {
-        return std::count_if(from_stuck.begin(), from_stuck.end(), [](const std::string& message) {
-            return message.rfind("STATUS=", 0) == 0;
-        });
-    };
-    REQUIRE(eventually([&] {
-        for (auto& message : stuck_notify.collect(200ms)) from_stuck.push_back(message);
-        return periodic_statuses() >= 12;
-    }));
+    REQUIRE(collect_until_statuses(stuck_notify, from_stuck, 12));
     CHECK(count_assignments(from_stuck, "WATCHDOG=1") == 0);
     // The healthy one, beside it on the same broker, keeps pinging.
     healthy_notify.collect(0ms);

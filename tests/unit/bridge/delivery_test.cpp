@@ -59,6 +59,24 @@ BridgeConfig test_config() {
     return config;
 }
 
+// A stop signal on a fake clock: each pause passes at once, whole, and the
+// stop comes when requested or once `limit` of that time has passed. Used on
+// one thread.
+class FakeTimeStop final : public StopSignal {
+  public:
+    explicit FakeTimeStop(std::chrono::milliseconds limit) : limit_(limit) {}
+
+    bool wait_for(std::chrono::milliseconds pause) const override {
+        if (stop_requested()) return true;
+        passed_ = std::min(limit_, passed_ + pause);
+        return passed_ >= limit_;
+    }
+
+  private:
+    const std::chrono::milliseconds limit_;
+    mutable std::chrono::milliseconds passed_{0};
+};
+
 struct Harness {
     explicit Harness(BridgeConfig config_in = test_config()) : config(std::move(config_in)) {
         auto created = Delivery::create(config, sink, stats, stop);
@@ -69,7 +87,9 @@ struct Harness {
     BridgeConfig config;
     ScriptedSink sink;
     BridgeStats stats;
-    StopSignal stop;
+    // Retry pauses pass at once. A day of them: thousands of resends of a
+    // transient failure, before the stop a test did not request.
+    FakeTimeStop stop{std::chrono::hours(24)};
     std::unique_ptr<Delivery> delivery;
 };
 
@@ -84,22 +104,6 @@ InboundMessage alarm(const std::string& gateway, const std::string& device, std:
 Status unavailable() {
     return Status::error(StatusCode::kUnavailable, "broker down");
 }
-
-// A stop signal on a fake clock: each pause passes at once, whole, and the
-// stop comes once `limit` of that time has passed. Used on one thread.
-class FakeTimeStop final : public StopSignal {
-  public:
-    explicit FakeTimeStop(std::chrono::milliseconds limit) : limit_(limit) {}
-
-    bool wait_for(std::chrono::milliseconds pause) const override {
-        passed_ = std::min(limit_, passed_ + pause);
-        return passed_ >= limit_;
-    }
-
-  private:
-    const std::chrono::milliseconds limit_;
-    mutable std::chrono::milliseconds passed_{0};
-};
 
 }  // namespace
 
@@ -317,20 +321,15 @@ TEST_CASE("an envelope with eventId three times is quarantined, never sent under
 }
 
 TEST_CASE("a refused identity holds the message without resending or quarantining, until stop") {
-    const BridgeConfig config = test_config();
-    ScriptedSink sink;
-    sink.script = {Status::error(StatusCode::kPermissionDenied,
-                                 "broker answered NO_PERMISSION (16): check signature failed.")};
-    BridgeStats stats;
-    // A day on the fake clock: thousands of retry pauses (100 ms here), in
-    // which a transient error would be resent and, the script empty, stored.
-    const FakeTimeStop stop(std::chrono::hours(24));
-    auto delivery = Delivery::create(config, sink, stats, stop);
-    REQUIRE(delivery.is_ok());
-    CHECK((*delivery)->deliver(alarm("gw-1", "dev-1", 1, new_event_id())) == Verdict::kStopped);
-    CHECK(sink.sent.size() == 1);
-    CHECK(stats.quarantined() == 0);
-    const std::string line = stats.to_json_line();
+    Harness h;
+    h.sink.script = {Status::error(StatusCode::kPermissionDenied,
+                                   "broker answered NO_PERMISSION (16): check signature failed.")};
+    // The stop comes after a day on the fake clock, in which a transient
+    // error would have been resent and, the script empty, stored.
+    CHECK(h.delivery->deliver(alarm("gw-1", "dev-1", 1, new_event_id())) == Verdict::kStopped);
+    CHECK(h.sink.sent.size() == 1);
+    CHECK(h.stats.quarantined() == 0);
+    const std::string line = h.stats.to_json_line();
     CHECK(line.find(R"("rocketmq_refused":"permission_denied: broker answered NO_PERMISSION)") !=
           std::string::npos);
     CHECK(line.find(R"("holding":true)") != std::string::npos);
