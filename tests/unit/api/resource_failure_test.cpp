@@ -46,7 +46,9 @@ auto with_allocation_failure(long allocations, bool& fired, Call&& call) {
 
 }  // namespace
 
-void* operator new(std::size_t size) {
+// Not inlined, so that the compiler never pairs the malloc/free inside with
+// a new/delete expression it can see (-Wmismatched-new-delete).
+[[gnu::noinline]] void* operator new(std::size_t size) {
     if (allocations_before_failure == 0) {
         allocations_before_failure = -1;
         allocation_failed = true;
@@ -57,16 +59,18 @@ void* operator new(std::size_t size) {
     throw std::bad_alloc();
 }
 
-void operator delete(void* memory) noexcept {
+[[gnu::noinline]] void operator delete(void* memory) noexcept {
     std::free(memory);
 }
 
-void operator delete(void* memory, std::size_t) noexcept {
+[[gnu::noinline]] void operator delete(void* memory, std::size_t) noexcept {
     std::free(memory);
 }
 
-extern "C" int pthread_create(pthread_t* thread, const pthread_attr_t* attributes,
-                              void* (*start)(void*), void* argument) {
+// Default visibility: the C++ library's std::thread must find this one
+// first (the project builds with hidden visibility).
+extern "C" [[gnu::visibility("default")]] int pthread_create(
+    pthread_t* thread, const pthread_attr_t* attributes, void* (*start)(void*), void* argument) {
     if (thread_creation_fails) return EAGAIN;
     using Create = int (*)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
     static const auto real = reinterpret_cast<Create>(dlsym(RTLD_NEXT, "pthread_create"));
