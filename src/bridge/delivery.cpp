@@ -78,7 +78,7 @@ Verdict Delivery::deliver(const InboundMessage& message) {
     const CheckedEnvelope& envelope = std::get<CheckedEnvelope>(checked);
     if (std::lock_guard<std::mutex> lock(mutex_); recent_.contains(envelope.event_id)) {
         stats_.duplicate_suppressed();
-        confirm(message.topic, envelope.event_id);  // receipts (issue 11)
+        confirm(message.topic, envelope.event_id);  // receipts
         return Verdict::kDuplicate;
     }
     const Route* route = route_for(message.topic);
@@ -107,7 +107,7 @@ Verdict Delivery::deliver(const InboundMessage& message) {
                 std::lock_guard<std::mutex> lock(mutex_);
                 recent_.insert(envelope.event_id);
             }
-            confirm(message.topic, envelope.event_id);  // receipts (issue 11)
+            confirm(message.topic, envelope.event_id);  // receipts
             return Verdict::kForwarded;
         case SendEnd::kStopped:
             return Verdict::kStopped;
@@ -129,6 +129,7 @@ Verdict Delivery::quarantine(const InboundMessage& message, const Rejection& rej
         switch (send_until_stored(out, &refusal)) {
             case SendEnd::kStored:
                 stats_.message_quarantined(rejection.reason);
+                answer_rejection(message, rejection);
                 return Verdict::kQuarantined;
             case SendEnd::kStopped:
                 return Verdict::kStopped;
@@ -179,7 +180,7 @@ Delivery::SendEnd Delivery::hold_until_stop(const Status& refusal, std::chrono::
     return SendEnd::kStopped;
 }
 
-// Receipts (issue 11): only after SEND_OK or for an id this instance stored,
+// Receipts: only after SEND_OK or for an id this instance stored,
 // and only to the prefix of the gateway the topic names (check_inbound made
 // sure the envelope's gatewayId is that level). Never blocks: the batcher
 // queues and its own thread sends.
@@ -187,6 +188,37 @@ void Delivery::confirm(const std::string& topic, const std::string& event_id) {
     if (receipts_ == nullptr) return;
     if (auto receipt_topic = receipt::topic_for_event(topic, config_.identity.gateway_level)) {
         receipts_->offer(*receipt_topic, event_id);
+    }
+}
+
+// Negative receipts, only after the quarantine topic's SEND_OK (the
+// message is kept for operators before the gateway lets go of it), and only
+// when the bridge knows whom to answer about what:
+//  - the eventId must be readable (Rejection::event_id): the gateway finds
+//    its row by nothing else, and an unreadable envelope has no row to free
+//    in an Outpost store, which never writes one (DESIGN.md);
+//  - the answer goes to the topic's gateway, which published the message
+//    (the broker's ACL keeps a gateway under its own prefix), never to the
+//    envelope's gatewayId, a claim another gateway could make;
+//  - with identity.user_property set, that level must also be the
+//    authenticated publisher: a message whose identity is missing or wrong
+//    came from someone else, and a rejection would let it kill the named
+//    gateway's row.
+void Delivery::answer_rejection(const InboundMessage& message, const Rejection& rejection) {
+    if (receipts_ == nullptr || rejection.event_id.empty()) return;
+    const std::vector<std::string> levels = topic_levels(message.topic);
+    const int gateway_level = config_.identity.gateway_level;
+    if (gateway_level < 0 || static_cast<std::size_t>(gateway_level) >= levels.size()) return;
+    const std::string& gateway = levels[static_cast<std::size_t>(gateway_level)];
+    if (!config_.identity.user_property.empty() &&
+        (!message.authenticated_identity || *message.authenticated_identity != gateway)) {
+        return;
+    }
+    if (auto receipt_topic = receipt::topic_for_event(message.topic, gateway_level)) {
+        receipts_->offer_rejection(
+            *receipt_topic, receipt::Rejection{rejection.event_id,
+                                               quarantine_reason_name(rejection.reason),
+                                               rejection.detail});
     }
 }
 

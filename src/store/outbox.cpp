@@ -378,6 +378,7 @@ namespace {
 struct ConfirmStatements {
     Stmt* confirm = nullptr;
     Stmt* is_confirmed = nullptr;
+    Stmt* reject = nullptr;
     Stmt* probe = nullptr;
     Stmt* legacy = nullptr;
     LookupBounds bounds;
@@ -395,6 +396,16 @@ Result<ConfirmStatements> confirm_statements(StoreCore& core) {
     if (!confirm) return confirm.status();
     auto is_confirmed = core.cached(kIsConfirmed);
     if (!is_confirmed) return is_confirmed.status();
+    // A negative receipt: only SENT rows no receipt confirmed turn DEAD; a
+    // confirmation outranks it (RocketMQ holds the event), and a PENDING
+    // row was replayed since and is on its way again.
+    static const std::string kReject =
+        "UPDATE outbox SET state = " + sql_literal(OutboxState::kDead) +
+        ", attempts = attempts + 1, last_error = ?2, epoch = ?3 WHERE id = ?1 AND state = " +
+        sql_literal(OutboxState::kSent) +
+        " AND confirmed IS NULL RETURNING event_id, device_id, seq, attempts";
+    auto reject = core.cached(kReject);
+    if (!reject) return reject.status();
     auto ordered_after = core.cached(kOrderedAfterSql);
     if (!ordered_after) return ordered_after.status();
     auto newest = core.cached(kNewestIdSql);
@@ -406,7 +417,7 @@ Result<ConfirmStatements> confirm_statements(StoreCore& core) {
     // Nothing inserts inside this op: the bounds hold for every id.
     auto bounds = lookup_bounds(**ordered_after, **newest);
     if (!bounds) return bounds.status();
-    return ConfirmStatements{*confirm, *is_confirmed, *probe, *legacy, *bounds};
+    return ConfirmStatements{*confirm, *is_confirmed, *reject, *probe, *legacy, *bounds};
 }
 
 // The row of `event_id` in this store: at `hint` (the row id the receipt
@@ -457,6 +468,35 @@ Status confirm_receipt(StoreCore& core, ConfirmStatements& statements, const Rec
     return Status::ok();
 }
 
+// Applies one receipt's rejections inside the open transaction; the rows
+// that turned DEAD go to `counts.dead` and `change`.
+Status reject_receipt(ConfirmStatements& statements, const ReceiptIds& receipt, int64_t epoch,
+                      OutboxChange& change, ConfirmCounts& counts) {
+    for (const Rejected& rejected : receipt.rejected) {
+        auto id = locate_event(statements, rejected.row_hint, rejected.event_id);
+        if (!id && id.status().code() == StatusCode::kNotFound) {
+            counts.rejections_ignored.push_back(rejected.event_id);
+            continue;
+        }
+        if (!id) return id.status();
+        Stmt& reject = *statements.reject;
+        reject.reset();
+        reject.bind(1, *id).bind(2, rejected.reason).bind(3, epoch);
+        auto step = reject.step("marking event " + rejected.event_id + " DEAD");
+        if (!step) return step.status();
+        if (*step == Stmt::Step::kRow) {
+            counts.dead.push_back(RejectedRow{reject.column_text(0), reject.column_text(1),
+                                              reject.column_int(2), reject.column_int(3),
+                                              rejected.reason});
+            change.move(OutboxState::kSent, OutboxState::kDead, *id);
+        } else {
+            counts.rejections_ignored.push_back(rejected.event_id);
+        }
+        reject.reset();
+    }
+    return Status::ok();
+}
+
 }  // namespace
 
 Result<ConfirmCounts> confirm_events(StoreCore& core, const std::vector<std::string>& event_ids,
@@ -472,7 +512,7 @@ Result<std::vector<ConfirmCounts>> confirm_receipts(StoreCore& core,
                                                     int64_t epoch) {
     std::vector<ConfirmCounts> counts(receipts.size());
     const bool any_ids = std::any_of(receipts.begin(), receipts.end(), [](const ReceiptIds& r) {
-        return !r.event_ids.empty();
+        return !r.event_ids.empty() || !r.rejected.empty();
     });
     if (!any_ids) return counts;  // nothing to confirm: no transaction
     Status status = submit_isolated(core, [&](BatchContext& context) {
@@ -484,6 +524,8 @@ Result<std::vector<ConfirmCounts>> confirm_receipts(StoreCore& core,
         int64_t confirmed = 0;
         for (size_t i = 0; i < receipts.size(); ++i) {
             Status done = confirm_receipt(core, *statements, receipts[i], counts[i]);
+            if (!done) return done;
+            done = reject_receipt(*statements, receipts[i], epoch, context.change(), counts[i]);
             if (!done) return done;
             confirmed += static_cast<int64_t>(counts[i].confirmed.size());
         }
