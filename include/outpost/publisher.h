@@ -69,6 +69,12 @@ struct PublisherStatus {
     uint64_t republished = 0;         // publishes again of SENT rows whose receipt timed out
     uint64_t receipts_ignored = 0;    // receipt ids unknown, already confirmed or not SENT
     uint64_t receipts_malformed = 0;  // receipt messages that did not parse
+    // Receipt messages of a newer format version than this publisher reads,
+    // ignored whole (a bridge newer than the gateway: not an error).
+    uint64_t receipts_newer = 0;
+    // Rows a negative receipt made DEAD: the bridge quarantined the event
+    // (counted in `dead` too; the reason is in the row's last_error).
+    uint64_t rejected = 0;
     // Boot-clock age of the oldest SENT row this publisher waits a receipt
     // for (since its PUBACK, or since this lease found it), -1 when none.
     int64_t oldest_unconfirmed_age_ms = -1;

@@ -22,13 +22,15 @@ struct PublisherTlsOptions {
 };
 
 // An event that has just turned DEAD: the broker refused it max_attempts
-// times (PublisherOptions::on_dead).
+// times, or (receipts on) the bridge quarantined it and said so in a negative
+// receipt (PublisherOptions::on_dead).
 struct DeadEvent {
     std::string event_id;   // UUIDv7; replay it with StoreAdmin::replay_event
     std::string device_id;  // its device: a gap in this device's seq follows
     int64_t seq = 0;        // its per-device sequence number
     std::string reason;     // why the last attempt failed, as stored in last_error
-                            // (e.g. "PUBACK 0x87 Not authorized")
+                            // (e.g. "PUBACK 0x87 Not authorized", or "rejected by
+                            // the bridge: schema_violation: ..." from a receipt)
     int64_t attempts = 0;   // message-level failures since the last replay
 };
 

@@ -42,6 +42,17 @@ OUTPOST_API const char* event_state_name(EventState state);
 // anything else.
 OUTPOST_API std::optional<EventState> parse_event_state(const std::string& name);
 
+// One failure episode of an event that an operator replay ended
+// (EventRecord::earlier_failures).
+struct EarlierFailure {
+    int64_t attempts = 0;        // message-level failures before the replay
+    std::string error;           // the last of them; empty if none
+    int64_t failed_at_ms = 0;    // wall clock of that failure (Unix ms); 0: unknown
+    int64_t replayed_at_ms = 0;  // wall clock of the replay that ended it
+    std::string reason;          // the replay's reason
+    std::string actor;           // who asked for the replay
+};
+
 // One outbox event as an operator sees it.
 struct EventRecord {
     int64_t id = 0;        // commit order; the cursor of list_events
@@ -61,6 +72,12 @@ struct EventRecord {
                                  // replayed, or replayed before schema 2 recorded it
     // SENT and a receipt from the bridge said RocketMQ stored it.
     bool confirmed = false;
+    // Wall clock (Unix ms) of the last message-level failure (a broker's
+    // refusal or a bridge's rejection); 0: none recorded (or before schema 5).
+    int64_t failed_at_ms = 0;
+    // What earlier replays reset, oldest first, the last kKeptFailures only.
+    std::vector<EarlierFailure> earlier_failures;
+    static constexpr int kKeptFailures = 4;
 };
 
 // The publisher lease as the database records it: who acquired it last.
@@ -92,7 +109,8 @@ class OUTPOST_API StoreAdmin final {
     // eventId and envelope are published again. Attempts restart at 0; the
     // replay count grows by one and the replay time (wall clock), `reason`
     // (why) and `actor` (who or what asked: "outpostctl by alice (uid 1000)",
-    // "maintenance screen") are recorded. Errors: kInvalidArgument (empty
+    // "maintenance screen") are recorded; the attempts, last error and
+    // failure time it resets join EventRecord::earlier_failures. Errors: kInvalidArgument (empty
     // reason or actor, or the event is already PENDING), kNotFound, and the
     // write errors of Store::record_alarm (then nothing changed, except after
     // kOutcomeUnknown: read it back).

@@ -178,7 +178,8 @@ std::string figures_json_line(const BridgeFigures& now) {
                             {"messages_sent", receipts.messages_sent},
                             {"messages_failed", receipts.messages_failed},
                             {"acked", receipts.acked},
-                            {"ack_failed", receipts.ack_failed}};
+                            {"ack_failed", receipts.ack_failed},
+                            {"rejections_offered", receipts.rejections_offered}};
     }
     if (!now.process_pids.empty()) {  // session_processes.h
         line["session_processes"] = {{"restarts", now.process_restarts},

@@ -12,7 +12,8 @@
 //    "mqtt_sessions":{"outpost-bridge-1":true},
 //    "retired_sessions":{"outpost-bridge-2":"ended","outpost-bridge-3":"draining"},
 //    "receipts":{"ids_offered":110,"ids_sent":110,"ids_dropped":0,
-//                "messages_sent":3,"messages_failed":0,"acked":3,"ack_failed":0},
+//                "messages_sent":3,"messages_failed":0,"acked":3,"ack_failed":0,
+//                "rejections_offered":1},
 //    "rocketmq_refused":"..."}   (only once RocketMQ refused our identity)
 // "receipts" appears only when receipts are on.
 // "session_processes":{"restarts":0,"pids":[..]} appears only in a bridge
@@ -49,6 +50,7 @@ namespace outpost::bridge {
 struct ReceiptFigures {
     std::int64_t ids_offered = 0, ids_sent = 0, ids_dropped = 0;
     std::int64_t messages_sent = 0, messages_failed = 0, acked = 0, ack_failed = 0;
+    std::int64_t rejections_offered = 0;  // negative receipts (quarantined events answered)
 };
 
 // Where a retired session (mqtt_session.h, SessionRole::kRetired) is, so

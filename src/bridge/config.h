@@ -38,7 +38,12 @@ struct MqttConfig {
     std::uint32_t session_expiry_s = 7 * 24 * 3600;
     // Instances with the same group share the load ($share/<group>/<filter>).
     std::string shared_group = "outpost-bridge";
-    std::vector<std::string> topic_filters = {"outpost/+/alarm/+"};
+    // Alarms and application events, the two topics an Outpost gateway
+    // publishes with receipts: an event no bridge subscribes to is dropped
+    // by the broker after its PUBACK and never answered, so a gateway
+    // waiting for receipts would republish it forever. Without a mapping
+    // rule, events are quarantined (unmapped_topic) and answered.
+    std::vector<std::string> topic_filters = {"outpost/+/alarm/+", "outpost/+/event/+"};
     int keepalive_s = 30;
     int connect_timeout_s = 10;
     // Reconnect pauses: capped doubling with jitter between these bounds.

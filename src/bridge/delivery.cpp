@@ -129,6 +129,7 @@ Verdict Delivery::quarantine(const InboundMessage& message, const Rejection& rej
         switch (send_until_stored(out, &refusal)) {
             case SendEnd::kStored:
                 stats_.message_quarantined(rejection.reason);
+                answer_rejection(message, rejection);
                 return Verdict::kQuarantined;
             case SendEnd::kStopped:
                 return Verdict::kStopped;
@@ -187,6 +188,28 @@ void Delivery::confirm(const std::string& topic, const std::string& event_id) {
     if (receipts_ == nullptr) return;
     if (auto receipt_topic = receipt::topic_for_event(topic, config_.identity.gateway_level)) {
         receipts_->offer(*receipt_topic, event_id);
+    }
+}
+
+// Negative receipts, only after the quarantine topic's SEND_OK (the
+// message is kept for operators before the gateway lets go of it), and only
+// when the bridge knows whom to answer about what:
+//  - the eventId must be readable (Rejection::event_id): the gateway finds
+//    its row by nothing else, and an unreadable envelope has no row to free
+//    in an Outpost store, which never writes one (DESIGN.md);
+//  - the answer goes to the topic's gateway, which published the message
+//    (the broker's ACL keeps a gateway under its own prefix), never to the
+//    envelope's gatewayId, a claim another gateway could make.
+void Delivery::answer_rejection(const InboundMessage& message, const Rejection& rejection) {
+    if (receipts_ == nullptr || rejection.event_id.empty()) return;
+    const std::vector<std::string> levels = topic_levels(message.topic);
+    const int gateway_level = config_.identity.gateway_level;
+    if (gateway_level < 0 || static_cast<std::size_t>(gateway_level) >= levels.size()) return;
+    if (auto receipt_topic = receipt::topic_for_event(message.topic, gateway_level)) {
+        receipts_->offer_rejection(
+            *receipt_topic, receipt::Rejection{rejection.event_id,
+                                               quarantine_reason_name(rejection.reason),
+                                               rejection.detail});
     }
 }
 

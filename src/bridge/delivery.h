@@ -57,9 +57,11 @@ class Delivery final {
 
     Verdict deliver(const InboundMessage& message);
 
-    // Receipts: from now on every kForwarded and kDuplicate
-    // verdict offers the eventId to `receipts` for the receipt topic of the
-    // gateway the message came from. Borrowed; must outlive the Delivery.
+    // Receipts: from now on every kForwarded and kDuplicate verdict offers
+    // the eventId to `receipts` for the receipt topic of the gateway the
+    // message came from, and a kQuarantined verdict a rejection when the
+    // message can be answered (answer_rejection). Borrowed; must outlive
+    // the Delivery.
     void attach_receipts(ReceiptBatcher& receipts) { receipts_ = &receipts; }
 
   private:
@@ -85,6 +87,10 @@ class Delivery final {
     bool pace();
     // Offers a receipt for `event_id`, which arrived on `topic`.
     void confirm(const std::string& topic, const std::string& event_id);
+    // Offers a negative receipt for a message quarantined for `rejection`,
+    // when its eventId was readable and its topic's gateway is the one that
+    // published it.
+    void answer_rejection(const InboundMessage& message, const Rejection& rejection);
 
     const BridgeConfig config_;
     const std::vector<Route> routes_;

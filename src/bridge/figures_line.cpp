@@ -32,7 +32,7 @@ std::string format_figures_line(const BridgeFigures& figures) {
     if (figures.receipts) {
         const ReceiptFigures& r = *figures.receipts;
         line["receipts"] = {r.ids_offered,     r.ids_sent, r.ids_dropped, r.messages_sent,
-                            r.messages_failed, r.acked,    r.ack_failed};
+                            r.messages_failed, r.acked,    r.ack_failed, r.rejections_offered};
     }
     return std::string(kPrefix) +
            line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
@@ -71,8 +71,8 @@ std::optional<BridgeFigures> parse_figures_line(std::string_view line) {
         }
         if (in.contains("receipts")) {
             const auto r = in.at("receipts").get<std::vector<std::int64_t>>();
-            if (r.size() != 7) return std::nullopt;
-            figures.receipts = ReceiptFigures{r[0], r[1], r[2], r[3], r[4], r[5], r[6]};
+            if (r.size() != 8) return std::nullopt;
+            figures.receipts = ReceiptFigures{r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]};
         }
         return figures;
     } catch (const nlohmann::json::exception&) {

@@ -79,7 +79,7 @@ configuration (defaults shown; fields marked * are required):
     "allow_plaintext_credentials": false,   a password over tcp:// to a non-loopback host
     "session_expiry_s": 604800,             keep the session across outages
     "shared_group": "outpost-bridge",
-    "topic_filters": ["outpost/+/alarm/+"],
+    "topic_filters": ["outpost/+/alarm/+", "outpost/+/event/+"],
     "keepalive_s": 30, "connect_timeout_s": 10,
     "reconnect_min_ms": 250, "reconnect_max_ms": 30000,
     "sessions": 1,                          sessions in the group, 1 to 64; session
@@ -107,7 +107,8 @@ configuration (defaults shown; fields marked * are required):
   },
   "mapping": [                              * first matching rule wins
     {"mqtt_filter": "outpost/+/alarm/+", "rocketmq_topic": "outpost_alarms",
-     "tag": "${payload.severity}"}          literal [A-Za-z0-9._-] and ${field.path}
+     "tag": "${payload.severity}"},         literal [A-Za-z0-9._-] and ${field.path}
+    {"mqtt_filter": "outpost/+/event/+", "rocketmq_topic": "outpost_events"}
   ],
   "quarantine_topic": "outpost_quarantine", *
   "limits": {"max_payload_bytes": 262144, "max_json_depth": 16,
@@ -126,7 +127,13 @@ eventId goes back to its gateway on "<prefix>/<gatewayId>/receipt" (QoS 1,
 flush_ms), over a second connection "<client_id>-receipts". Best effort:
 never delays forwarding; what cannot be sent is counted and dropped, and
 the gateway publishes it again. Broker ACL for the bridge:
-"topic write outpost/+/receipt".
+"topic write outpost/+/receipt". A quarantined message whose eventId is
+readable is answered too, to the gateway of its topic:
+{"v":2,"rejected":[{"eventId":...,"code":"<quarantine reason>","text":...}]}
+in messages of their own; the gateway makes that row DEAD with the reason.
+The default topic_filters take application events (outpost/+/event/+) too:
+without a mapping rule for them they are quarantined as unmapped_topic and
+answered, so a gateway waiting for receipts never waits for them forever.
 
 identity: the envelope's gatewayId must equal topic level gateway_level
 (deviceId: device_level, -1 = no check). With the shipped broker
@@ -269,7 +276,8 @@ int run_bridge(const BridgeConfig& config, int stats_fd,
             const ReceiptAcks acks = receipt_sender->acks();
             return BridgeStats::ReceiptFigures{
                 counts.ids_offered,     counts.ids_sent, counts.ids_dropped, counts.messages_sent,
-                counts.messages_failed, acks.acked,      acks.failed};
+                counts.messages_failed, acks.acked,      acks.failed,
+                counts.rejections_offered};
         });
     }
     const FiguresWithSettings shown(stats, config);

@@ -1,5 +1,9 @@
-// Collects the eventIds the bridge may confirm and sends them back to their
-// gateways in batches (the receipt contract: common/receipt_contract.h).
+// Collects the eventIds the bridge may confirm, and the events it
+// quarantined and may reject, and sends them back to their gateways in
+// batches (the receipt contract: common/receipt_contract.h). Confirmations
+// and rejections of one gateway go in separate messages (version 1 and 2,
+// contract C1), so a gateway that reads only version 1 loses no
+// confirmation to a rejection it cannot read.
 //
 // Contract with delivery: offer() never blocks on the network and never
 // fails the message. It appends the id to its gateway's batch and returns;
@@ -21,6 +25,7 @@
 #include <vector>
 
 #include "bridge/config.h"
+#include "common/receipt_contract.h"
 #include "outpost/status.h"
 
 namespace outpost::bridge {
@@ -43,6 +48,9 @@ struct ReceiptCounts {
     int64_t ids_dropped = 0;  // queue full, or their message could not be sent
     int64_t messages_sent = 0;
     int64_t messages_failed = 0;
+    // Negative receipts: quarantined events offered for a rejection (each
+    // also counts in ids_offered and then in ids_sent or ids_dropped).
+    int64_t rejections_offered = 0;
 };
 
 // Owns the thread "receipts", which runs from the constructor until the
@@ -58,14 +66,33 @@ class ReceiptBatcher final {
     // Queues `event_id` for the receipt topic `topic`. Thread-safe; never
     // blocks on I/O.
     void offer(const std::string& topic, const std::string& event_id);
+    // Queues a negative receipt for the receipt topic `topic`, as offer().
+    void offer_rejection(const std::string& topic, receipt::Rejection rejection);
 
     ReceiptCounts counts() const;
 
   private:
     struct Batch {
         std::vector<std::string> ids;
-        std::chrono::steady_clock::time_point first;  // when ids[0] arrived
+        std::vector<receipt::Rejection> rejected;
+        std::chrono::steady_clock::time_point first;  // when its first entry arrived
+        std::size_t size() const { return ids.size() + rejected.size(); }
+        bool full(std::size_t max_ids) const {
+            return ids.size() >= max_ids ||
+                   rejected.size() >= std::min(max_ids, receipt::kMaxRejections);
+        }
     };
+    // One receipt message ready to go.
+    struct Ready {
+        std::string topic;
+        std::string payload;
+        std::size_t entries = 0;
+    };
+    // Queues one entry (an id or a rejection) under the lock.
+    template <typename Add>
+    void enqueue(const std::string& topic, Add add);
+    // Moves the full slices (or, with `everything`, all) of `batch` to `ready`.
+    void take(const std::string& topic, Batch& batch, bool everything, std::vector<Ready>& ready);
     void run();
     // Sends and removes the batches that are full, due, or all of them.
     void flush(std::unique_lock<std::mutex>& lock, bool everything);

@@ -38,6 +38,7 @@ void add_figures(BridgeFigures& to, const BridgeFigures& from) {
         sum.messages_failed += from.receipts->messages_failed;
         sum.acked += from.receipts->acked;
         sum.ack_failed += from.receipts->ack_failed;
+        sum.rejections_offered += from.receipts->rejections_offered;
     }
     to.abandoned += from.abandoned;
 }

@@ -36,7 +36,18 @@ nlohmann::json row_to_json(const EventRecord& row, bool with_envelope) {
         {"replay_reason", row.replay_reason},
         {"replay_actor", row.replay_actor},
         {"replayed_at_ms", row.replayed_at_ms},
+        {"failed_at_ms", row.failed_at_ms},
     };
+    nlohmann::json failures = nlohmann::json::array();
+    for (const EarlierFailure& failure : row.earlier_failures) {
+        failures.push_back({{"attempts", failure.attempts},
+                            {"error", failure.error},
+                            {"failed_at_ms", failure.failed_at_ms},
+                            {"replayed_at_ms", failure.replayed_at_ms},
+                            {"reason", failure.reason},
+                            {"actor", failure.actor}});
+    }
+    document["earlier_failures"] = std::move(failures);
     if (with_envelope) document["envelope"] = envelope_json(row.envelope);
     return document;
 }
@@ -61,12 +72,20 @@ void print_row_detail(std::ostream& out, const EventRecord& row) {
         << "event_type:    " << row.event_type << "\n"
         << "topic_suffix:  " << row.topic_suffix << "\n"
         << "attempts:      " << row.attempts << "\n"
-        << "last_error:    " << row.last_error << "\n"
-        << "replay_count:  " << row.replay_count << "\n";
+        << "last_error:    " << row.last_error << "\n";
+    if (row.failed_at_ms > 0) out << "failed_at_ms:  " << row.failed_at_ms << "\n";
+    out << "replay_count:  " << row.replay_count << "\n";
     if (row.replay_count > 0) {
         out << "replay_reason: " << row.replay_reason << "\n"
             << "replay_actor:  " << row.replay_actor << "\n"
             << "replayed_at_ms: " << row.replayed_at_ms << "\n";
+    }
+    // Earlier failures, oldest first: each ended by the replay named after it.
+    for (const EarlierFailure& failure : row.earlier_failures) {
+        out << "earlier:       " << failure.attempts << " attempt(s), last at "
+            << failure.failed_at_ms << " ms: " << failure.error << "; replayed at "
+            << failure.replayed_at_ms << " ms by " << failure.actor << ": " << failure.reason
+            << "\n";
     }
     out << "envelope:\n" << safe_dump(envelope_json(row.envelope)) << "\n";
 }

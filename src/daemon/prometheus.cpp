@@ -44,6 +44,12 @@ void render_publisher(PrometheusText& out, const PublisherStatus& publisher) {
                 publisher.receipts_ignored);
     out.counter("outpost_receipts_malformed_total", "Receipt messages that did not parse.",
                 publisher.receipts_malformed);
+    out.counter("outpost_receipts_newer_total",
+                "Receipt messages of a newer format version than this daemon reads, ignored.",
+                publisher.receipts_newer);
+    out.counter("outpost_events_rejected_total",
+                "Alarm events a bridge quarantined and rejected in a receipt (now DEAD).",
+                publisher.rejected);
     out.counter("outpost_events_refused_total",
                 "Message-level refusals (PUBACK reason >= 0x80, too large).", publisher.refused);
     out.counter("outpost_events_dead_total", "Alarm events this daemon moved to DEAD.",

@@ -36,6 +36,8 @@ nlohmann::json status_json(const DaemonSnapshot& snapshot) {
           {"oldest_unconfirmed_age_ms", publisher.oldest_unconfirmed_age_ms},
           {"receipts_ignored", publisher.receipts_ignored},
           {"receipts_malformed", publisher.receipts_malformed},
+          {"receipts_newer", publisher.receipts_newer},
+          {"rejected", publisher.rejected},
           {"commit_to_ack_p50_ms", publisher.commit_to_ack_p50_ms},
           {"commit_to_ack_p99_ms", publisher.commit_to_ack_p99_ms},
           {"last_error", publisher.last_error}}},

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "outpost/publisher_options.h"
 #include "outpost/status.h"
 
 namespace outpost::publish {
@@ -46,6 +47,7 @@ struct ConfirmReport {
     std::vector<std::string> confirmed;  // SENT -> confirmed now
     std::vector<std::string> settled;    // already confirmed: nothing left to wait for
     int64_t ignored = 0;                 // unknown, already confirmed or not SENT
+    std::vector<DeadEvent> dead;         // negative receipts: SENT -> DEAD now
     Status status;
 };
 

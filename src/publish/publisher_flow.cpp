@@ -158,13 +158,17 @@ void publish::PublisherImpl::on_refused(publish::Flight flight, const std::strin
 }
 
 void publish::PublisherImpl::report_dead(const store::OutboxRow& row, const std::string& reason) {
-    if (!options_.on_dead) return;
     DeadEvent event;
     event.event_id = row.event_id;
     event.device_id = row.device_id;
     event.seq = row.seq;
     event.reason = reason;
     event.attempts = row.attempts + 1;  // the failure that just made it DEAD
+    report_dead(event);
+}
+
+void publish::PublisherImpl::report_dead(const DeadEvent& event) {
+    if (!options_.on_dead) return;
     try {
         options_.on_dead(event);
     } catch (const std::exception& error) {

@@ -78,6 +78,7 @@ class publish::PublisherImpl final {
     void on_outcome(const publish::PublishOutcome& outcome, int64_t now);
     void on_refused(publish::Flight flight, const std::string& reason, int64_t now);
     void report_dead(const store::OutboxRow& row, const std::string& reason);
+    void report_dead(const DeadEvent& event);
     void on_marks(const publish::MarkReport& report, int64_t now);
     void rewind_to(int64_t id);
     void probe_backlog(int64_t now);

@@ -1,7 +1,10 @@
-// Receipts: the publisher's half of the end-to-end loop. The
-// bridge says which events RocketMQ stored (common/receipt_contract.h); the
-// publisher marks those rows confirmed and publishes again, with the same
-// eventId, SENT rows whose receipt did not come in time.
+// Receipts: the publisher's half of the end-to-end loop. The bridge says
+// which events RocketMQ stored (common/receipt_contract.h); the publisher
+// marks those rows confirmed and publishes again, with the same eventId,
+// SENT rows whose receipt did not come in time. A negative receipt (the
+// bridge quarantined the event) makes the row DEAD with the bridge's
+// reason: it is not published again and holds no place under
+// max_unconfirmed (R5); an operator replays it once the cause is fixed.
 //
 // Design: receipts arrive on the publisher's own connection (clean start,
 // subscribed again after every connect), not a persistent session of their
@@ -24,6 +27,10 @@
 //      counts an attempt or changes a row's state.
 //  R4. Republish pauses follow common/backoff.h: receipt_timeout after the
 //      PUBACK, then doubling up to receipt_timeout_max, on the boot clock.
+//  R5. A negative receipt moves a row to DEAD only from SENT without a
+//      confirmation, on this gateway's own receipt topic (store::
+//      confirm_receipts); the row leaves awaiting_ in the same round its
+//      DEAD commit is reported, and is reported to on_dead once.
 #include <algorithm>
 
 #include "common/receipt_contract.h"
@@ -38,6 +45,14 @@ constexpr uint64_t kRepublishTag = uint64_t{1} << 63;
 constexpr std::chrono::milliseconds kSubscribeTimeout{2000};
 // When the window has no room for a due republish, look again after this.
 constexpr int64_t kNoRoomPauseMs = 50;
+
+// The row's last_error for a negative receipt: the bridge's code first, so
+// that it reads like a PUBACK reason and can be matched by its prefix.
+std::string rejection_reason(const receipt::Rejection& rejection) {
+    std::string reason = "rejected by the bridge: " + rejection.code;
+    if (!rejection.text.empty()) reason += ": " + rejection.text;
+    return reason;
+}
 
 }  // namespace
 
@@ -60,21 +75,29 @@ void publish::PublisherImpl::on_link_message(const publish::LinkEvent& event) {
     }
     auto parsed = receipt::parse(event.payload);
     if (const auto* malformed = std::get_if<receipt::Malformed>(&parsed)) {
-        live_.receipts_malformed++;
+        // A newer bridge's message is ignored whole (receipt_contract.h, C3).
+        (malformed->newer_version ? live_.receipts_newer : live_.receipts_malformed)++;
         live_.last_error = "receipts: " + malformed->reason;
         return;
     }
-    std::vector<std::string>& event_ids = std::get<std::vector<std::string>>(parsed);
+    receipt::Receipt& receipt = std::get<receipt::Receipt>(parsed);
     // The rows these receipts are awaited for, so that the confirmation
     // finds each by its rowid instead of bisecting the outbox (a hint only:
     // confirm_events still matches the eventId, R1).
-    std::vector<int64_t> row_hints;
-    row_hints.reserve(event_ids.size());
-    for (const std::string& event_id : event_ids) {
+    const auto hint = [&](const std::string& event_id) -> int64_t {
         auto found = awaiting_.find(event_id);
-        row_hints.push_back(found == awaiting_.end() ? 0 : found->second.id);
+        return found == awaiting_.end() ? 0 : found->second.id;
+    };
+    std::vector<int64_t> row_hints;
+    row_hints.reserve(receipt.event_ids.size());
+    for (const std::string& event_id : receipt.event_ids) row_hints.push_back(hint(event_id));
+    std::vector<store::Rejected> rejected;
+    rejected.reserve(receipt.rejected.size());
+    for (const receipt::Rejection& rejection : receipt.rejected) {
+        rejected.push_back(store::Rejected{rejection.event_id, rejection_reason(rejection),
+                                           hint(rejection.event_id)});
     }
-    marker_->add_receipt(std::move(event_ids), std::move(row_hints));
+    marker_->add_receipt(std::move(receipt.event_ids), std::move(row_hints), std::move(rejected));
 }
 
 void publish::PublisherImpl::on_confirms(const publish::ConfirmReport& report, int64_t now) {
@@ -90,6 +113,12 @@ void publish::PublisherImpl::on_confirms(const publish::ConfirmReport& report, i
     live_.receipts_ignored += static_cast<uint64_t>(report.ignored);
     for (const std::string& id : report.confirmed) forget_awaiting(id);
     for (const std::string& id : report.settled) forget_awaiting(id);
+    for (const DeadEvent& dead : report.dead) {  // R5
+        forget_awaiting(dead.event_id);
+        live_.dead++;
+        live_.rejected++;
+        report_dead(dead);
+    }
 }
 
 void publish::PublisherImpl::forget_awaiting(const std::string& event_id) {

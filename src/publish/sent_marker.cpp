@@ -40,10 +40,12 @@ void SentMarker::add(int64_t id) {
     if (wake) changed_.notify_one();
 }
 
-void SentMarker::add_receipt(std::vector<std::string> event_ids, std::vector<int64_t> row_hints) {
+void SentMarker::add_receipt(std::vector<std::string> event_ids, std::vector<int64_t> row_hints,
+                             std::vector<store::Rejected> rejected) {
     {
         std::lock_guard<std::mutex> lock(mutex_);
-        receipts_.push_back(store::ReceiptIds{std::move(event_ids), std::move(row_hints)});
+        receipts_.push_back(
+            store::ReceiptIds{std::move(event_ids), std::move(row_hints), std::move(rejected)});
     }
     changed_.notify_one();
 }
@@ -97,8 +99,13 @@ void SentMarker::confirm(const std::vector<store::ReceiptIds>& receipts) {
         for (store::ConfirmCounts& receipt : *counts) {
             std::move(receipt.confirmed.begin(), receipt.confirmed.end(),
                       std::back_inserter(report.confirmed));
-            report.ignored += static_cast<int64_t>(receipt.already_confirmed.size() +
-                                                   receipt.not_sent.size() + receipt.unknown.size());
+            report.ignored += static_cast<int64_t>(
+                receipt.already_confirmed.size() + receipt.not_sent.size() +
+                receipt.unknown.size() + receipt.rejections_ignored.size());
+            for (const store::RejectedRow& row : receipt.dead) {
+                report.dead.push_back(
+                    DeadEvent{row.event_id, row.device_id, row.seq, row.reason, row.attempts});
+            }
             std::move(receipt.already_confirmed.begin(), receipt.already_confirmed.end(),
                       std::back_inserter(report.settled));
         }

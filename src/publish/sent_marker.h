@@ -44,11 +44,13 @@ class SentMarker final {
 
     // Queues `id` (its PUBACK arrived) for marking. Thread-safe.
     void add(int64_t id);
-    // Queues the eventIds of one receipt message for confirmation, after
-    // every id add()ed before; `row_hints` as store::confirm_events takes
-    // them (the rows the publisher awaits these receipts for; 0 or empty:
-    // unknown). Thread-safe.
-    void add_receipt(std::vector<std::string> event_ids, std::vector<int64_t> row_hints = {});
+    // Queues the eventIds of one receipt message for confirmation, and its
+    // rejections (negative receipts) for DEAD, after every id add()ed
+    // before; `row_hints` as store::confirm_events takes them (the rows the
+    // publisher awaits these receipts for; 0 or empty: unknown).
+    // Thread-safe.
+    void add_receipt(std::vector<std::string> event_ids, std::vector<int64_t> row_hints = {},
+                     std::vector<store::Rejected> rejected = {});
     // Commits whatever is queued, then stops the thread. Idempotent.
     void finish();
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include <nlohmann/json.hpp>
+
 #include "common/fault_point.h"
 #include "store/envelope.h"
 #include "store/purge.h"
@@ -12,13 +14,15 @@ namespace {
 
 // Outbox columns, then the alarm_record columns an alarm envelope is rebuilt
 // from (NULL for application events, whose envelope is stored), then the
-// replay time and actor, then whether a receipt confirmed it.
+// replay time and actor, then whether a receipt confirmed it, then the last
+// failure's time and the earlier failures (schema/005_failure_history.sql).
 constexpr const char* kRowColumns =
     "o.id, o.event_id, o.device_id, o.seq, o.event_type, o.topic_suffix, o.envelope, o.state,"
     " o.attempts, coalesce(o.last_error, ''), o.replay_count, coalesce(o.replay_reason, ''),"
     " a.id, a.alarm_type, a.severity, a.value, a.unit, a.text, a.occurred_at_ms, a.boot_id,"
     " a.uptime_ms, (SELECT value FROM meta WHERE key = 'gateway_id'),"
-    " coalesce(o.replayed_at_ms, 0), coalesce(o.replay_actor, ''), o.confirmed IS NOT NULL";
+    " coalesce(o.replayed_at_ms, 0), coalesce(o.replay_actor, ''), o.confirmed IS NOT NULL,"
+    " coalesce(o.failed_at_ms, 0), coalesce(o.failure_history, '')";
 constexpr const char* kRowSource = " FROM outbox o LEFT JOIN alarm_record a ON a.id = o.id";
 
 // The alarm envelope, rebuilt from the stored fields exactly as
@@ -42,6 +46,50 @@ std::string rebuild_alarm_envelope(const Stmt& stmt) {
     return alarm_envelope(alarm, context);
 }
 
+// The failure_history column as written by replays (kAppendFailure); a
+// value that does not parse reads as no history: it is for operators only.
+std::vector<EarlierFailure> read_failure_history(const std::string& text) {
+    std::vector<EarlierFailure> failures;
+    if (text.empty()) return failures;
+    const nlohmann::json history = nlohmann::json::parse(text, nullptr, false);
+    if (!history.is_array()) return failures;
+    for (const nlohmann::json& entry : history) {
+        if (!entry.is_object()) continue;
+        EarlierFailure failure;
+        const auto integer = [&](const char* name) -> int64_t {
+            const auto found = entry.find(name);
+            return found != entry.end() && found->is_number_integer() ? found->get<int64_t>() : 0;
+        };
+        const auto text_of = [&](const char* name) -> std::string {
+            const auto found = entry.find(name);
+            return found != entry.end() && found->is_string() ? found->get<std::string>() : "";
+        };
+        failure.attempts = integer("attempts");
+        failure.error = text_of("error");
+        failure.failed_at_ms = integer("failed_at_ms");
+        failure.replayed_at_ms = integer("replayed_at_ms");
+        failure.reason = text_of("reason");
+        failure.actor = text_of("actor");
+        failures.push_back(std::move(failure));
+    }
+    return failures;
+}
+
+// failure_history with one entry appended for a replay (what it resets),
+// the oldest dropped beyond EventRecord::kKeptFailures. `time`, `reason`
+// and `actor` are the statement's parameters for the replay.
+std::string append_failure_sql(const std::string& time, const std::string& reason,
+                               const std::string& actor) {
+    const std::string history = "coalesce(failure_history, '[]')";
+    const std::string entry = "json_object('attempts', attempts, 'error', coalesce(last_error, ''),"
+                              " 'failed_at_ms', failed_at_ms, 'replayed_at_ms', " +
+                              time + ", 'reason', " + reason + ", 'actor', " + actor + ")";
+    const std::string appended = "json_insert(" + history + ", '$[#]', " + entry + ")";
+    return "CASE WHEN json_array_length(" + history +
+           ") >= " + std::to_string(EventRecord::kKeptFailures) + " THEN json_remove(" +
+           appended + ", '$[0]') ELSE " + appended + " END";
+}
+
 OutboxRow read_row(const Stmt& stmt) {
     OutboxRow row;
     row.id = stmt.column_int(0);
@@ -60,6 +108,8 @@ OutboxRow read_row(const Stmt& stmt) {
     row.replayed_at_ms = stmt.column_int(22);
     row.replay_actor = stmt.column_text(23);
     row.confirmed = stmt.column_int(24) != 0;
+    row.failed_at_ms = stmt.column_int(25);
+    row.earlier_failures = read_failure_history(stmt.column_text(26));
     return row;
 }
 
@@ -378,6 +428,7 @@ namespace {
 struct ConfirmStatements {
     Stmt* confirm = nullptr;
     Stmt* is_confirmed = nullptr;
+    Stmt* reject = nullptr;
     Stmt* probe = nullptr;
     Stmt* legacy = nullptr;
     LookupBounds bounds;
@@ -395,6 +446,17 @@ Result<ConfirmStatements> confirm_statements(StoreCore& core) {
     if (!confirm) return confirm.status();
     auto is_confirmed = core.cached(kIsConfirmed);
     if (!is_confirmed) return is_confirmed.status();
+    // A negative receipt: only SENT rows no receipt confirmed turn DEAD; a
+    // confirmation outranks it (RocketMQ holds the event), and a PENDING
+    // row was replayed since and is on its way again.
+    static const std::string kReject =
+        "UPDATE outbox SET state = " + sql_literal(OutboxState::kDead) +
+        ", attempts = attempts + 1, last_error = ?2, epoch = ?3, failed_at_ms = ?4"
+        " WHERE id = ?1 AND state = " +
+        sql_literal(OutboxState::kSent) +
+        " AND confirmed IS NULL RETURNING event_id, device_id, seq, attempts";
+    auto reject = core.cached(kReject);
+    if (!reject) return reject.status();
     auto ordered_after = core.cached(kOrderedAfterSql);
     if (!ordered_after) return ordered_after.status();
     auto newest = core.cached(kNewestIdSql);
@@ -406,7 +468,7 @@ Result<ConfirmStatements> confirm_statements(StoreCore& core) {
     // Nothing inserts inside this op: the bounds hold for every id.
     auto bounds = lookup_bounds(**ordered_after, **newest);
     if (!bounds) return bounds.status();
-    return ConfirmStatements{*confirm, *is_confirmed, *probe, *legacy, *bounds};
+    return ConfirmStatements{*confirm, *is_confirmed, *reject, *probe, *legacy, *bounds};
 }
 
 // The row of `event_id` in this store: at `hint` (the row id the receipt
@@ -457,6 +519,35 @@ Status confirm_receipt(StoreCore& core, ConfirmStatements& statements, const Rec
     return Status::ok();
 }
 
+// Applies one receipt's rejections inside the open transaction; the rows
+// that turned DEAD go to `counts.dead` and `change`.
+Status reject_receipt(ConfirmStatements& statements, const ReceiptIds& receipt, int64_t epoch,
+                      BatchContext& context, ConfirmCounts& counts) {
+    for (const Rejected& rejected : receipt.rejected) {
+        auto id = locate_event(statements, rejected.row_hint, rejected.event_id);
+        if (!id && id.status().code() == StatusCode::kNotFound) {
+            counts.rejections_ignored.push_back(rejected.event_id);
+            continue;
+        }
+        if (!id) return id.status();
+        Stmt& reject = *statements.reject;
+        reject.reset();
+        reject.bind(1, *id).bind(2, rejected.reason).bind(3, epoch).bind(4, context.wall_ms());
+        auto step = reject.step("marking event " + rejected.event_id + " DEAD");
+        if (!step) return step.status();
+        if (*step == Stmt::Step::kRow) {
+            counts.dead.push_back(RejectedRow{reject.column_text(0), reject.column_text(1),
+                                              reject.column_int(2), reject.column_int(3),
+                                              rejected.reason});
+            context.change().move(OutboxState::kSent, OutboxState::kDead, *id);
+        } else {
+            counts.rejections_ignored.push_back(rejected.event_id);
+        }
+        reject.reset();
+    }
+    return Status::ok();
+}
+
 }  // namespace
 
 Result<ConfirmCounts> confirm_events(StoreCore& core, const std::vector<std::string>& event_ids,
@@ -472,7 +563,7 @@ Result<std::vector<ConfirmCounts>> confirm_receipts(StoreCore& core,
                                                     int64_t epoch) {
     std::vector<ConfirmCounts> counts(receipts.size());
     const bool any_ids = std::any_of(receipts.begin(), receipts.end(), [](const ReceiptIds& r) {
-        return !r.event_ids.empty();
+        return !r.event_ids.empty() || !r.rejected.empty();
     });
     if (!any_ids) return counts;  // nothing to confirm: no transaction
     Status status = submit_isolated(core, [&](BatchContext& context) {
@@ -484,6 +575,8 @@ Result<std::vector<ConfirmCounts>> confirm_receipts(StoreCore& core,
         int64_t confirmed = 0;
         for (size_t i = 0; i < receipts.size(); ++i) {
             Status done = confirm_receipt(core, *statements, receipts[i], counts[i]);
+            if (!done) return done;
+            done = reject_receipt(*statements, receipts[i], epoch, context, counts[i]);
             if (!done) return done;
             confirmed += static_cast<int64_t>(counts[i].confirmed.size());
         }
@@ -502,13 +595,18 @@ Result<bool> record_failure(StoreCore& core, int64_t id, const std::string& erro
         if (!checked) return checked;
         static const std::string kRecordFailure =
             "UPDATE outbox SET attempts = attempts + 1, last_error = ?1, epoch = ?2,"
-            " state = CASE WHEN attempts + 1 >= ?3 THEN " +
+            " failed_at_ms = ?5, state = CASE WHEN attempts + 1 >= ?3 THEN " +
             sql_literal(OutboxState::kDead) + " ELSE " + sql_literal(OutboxState::kPending) +
             " END WHERE id = ?4 AND state = " + sql_literal(OutboxState::kPending) +
             " RETURNING state";
         auto stmt = core.cached(kRecordFailure);
         if (!stmt) return stmt.status();
-        (*stmt)->bind(1, error).bind(2, epoch).bind(3, static_cast<int64_t>(max_attempts)).bind(4, id);
+        (*stmt)
+            ->bind(1, error)
+            .bind(2, epoch)
+            .bind(3, static_cast<int64_t>(max_attempts))
+            .bind(4, id)
+            .bind(5, context.wall_ms());
         auto step = (*stmt)->step("recording a publish failure");
         if (!step) return step.status();
         dead = *step == Stmt::Step::kRow &&
@@ -538,10 +636,14 @@ Status replay_event(StoreCore& core, const std::string& event_id, const std::str
             return Status::error(StatusCode::kInvalidArgument,
                                  "event " + event_id + " is already PENDING");
         }
+        // The failure it resets goes to the history first (SET reads the
+        // old values).
         static const std::string kReplay =
             "UPDATE outbox SET state = " + sql_literal(OutboxState::kPending) +
-            ", attempts = 0, replay_count = replay_count + 1, replayed_at_ms = ?1,"
-            " replay_reason = ?2, replay_actor = ?4, confirmed = NULL WHERE id = ?3";
+            ", failure_history = " + append_failure_sql("?1", "?2", "?4") +
+            ", failed_at_ms = NULL, attempts = 0, replay_count = replay_count + 1,"
+            " replayed_at_ms = ?1, replay_reason = ?2, replay_actor = ?4, confirmed = NULL"
+            " WHERE id = ?3";
         auto stmt = core.cached(kReplay);
         if (!stmt) return stmt.status();
         (*stmt)->bind(1, context.wall_ms()).bind(2, reason).bind(3, *id).bind(4, actor);
@@ -560,8 +662,9 @@ Result<int64_t> replay_all_dead(StoreCore& core, const std::string& reason,
     Status status = submit_isolated(core, [&](BatchContext& context) {
         static const std::string kReplayDead =
             "UPDATE outbox SET state = " + sql_literal(OutboxState::kPending) +
-            ", attempts = 0, replay_count = replay_count + 1, replayed_at_ms = ?1,"
-            " replay_reason = ?2, replay_actor = ?3 WHERE state = " +
+            ", failure_history = " + append_failure_sql("?1", "?2", "?3") +
+            ", failed_at_ms = NULL, attempts = 0, replay_count = replay_count + 1,"
+            " replayed_at_ms = ?1, replay_reason = ?2, replay_actor = ?3 WHERE state = " +
             sql_literal(OutboxState::kDead) + " RETURNING id";
         auto stmt = core.cached(kReplayDead);
         if (!stmt) return stmt.status();

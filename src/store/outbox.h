@@ -69,12 +69,27 @@ Result<int64_t> acquire_epoch(StoreCore& core, const std::string& holder);
 // kFenced if `epoch` is no longer the lease's epoch: nothing is changed.
 Status mark_sent(StoreCore& core, const std::vector<int64_t>& ids, int64_t epoch);
 
+// A row a negative receipt made DEAD: what an on_dead report needs.
+struct RejectedRow {
+    std::string event_id;
+    std::string device_id;
+    int64_t seq = 0;
+    int64_t attempts = 0;  // after this failure
+    std::string reason;    // as stored in last_error
+};
+
 // What one receipt did (confirm_events), id by id.
 struct ConfirmCounts {
     std::vector<std::string> confirmed;          // SENT -> confirmed now
     std::vector<std::string> already_confirmed;  // a repeated receipt
     std::vector<std::string> not_sent;           // PENDING or DEAD: left alone
     std::vector<std::string> unknown;            // not in this store
+    // Negative receipts: SENT and unconfirmed -> DEAD now.
+    std::vector<RejectedRow> dead;
+    // Negative receipts left alone: unknown, confirmed (RocketMQ holds the
+    // event: a confirmation outranks a rejection), PENDING (replayed since)
+    // or DEAD already.
+    std::vector<std::string> rejections_ignored;
 };
 
 // Receipts: marks the SENT rows among `event_ids` confirmed, in
@@ -89,10 +104,19 @@ struct ConfirmCounts {
 Result<ConfirmCounts> confirm_events(StoreCore& core, const std::vector<std::string>& event_ids,
                                      int64_t epoch, const std::vector<int64_t>& row_hints = {});
 
-// One receipt message: its eventIds and their row hints (as confirm_events).
+// One event a negative receipt names: the bridge quarantined it.
+struct Rejected {
+    std::string event_id;
+    std::string reason;    // stored as the row's last_error
+    int64_t row_hint = 0;  // as confirm_events' row_hints
+};
+
+// One receipt message: its eventIds and their row hints (as confirm_events),
+// and the events it rejects.
 struct ReceiptIds {
     std::vector<std::string> event_ids;
     std::vector<int64_t> row_hints;
+    std::vector<Rejected> rejected{};
 };
 
 // Several receipt messages confirmed in one transaction (as SENT marks are
@@ -101,6 +125,10 @@ struct ReceiptIds {
 // name is confirmed by the first and already confirmed for the second).
 // One result per receipt, in the same order. A failure (kFenced, an I/O
 // error) changes nothing and is the result of the whole call.
+// Rejections (negative receipts) move only a SENT row without a
+// confirmation to DEAD: attempts + 1, last_error = the reason, the epoch
+// recorded; every other row is left alone and reported (rejections_ignored).
+// An operator replay sends such a row again, as any DEAD row.
 Result<std::vector<ConfirmCounts>> confirm_receipts(StoreCore& core,
                                                     const std::vector<ReceiptIds>& receipts,
                                                     int64_t epoch);

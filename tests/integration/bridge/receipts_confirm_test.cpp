@@ -67,24 +67,27 @@ TEST_CASE("a forged receipt (another gateway's ids, an unknown id, malformed) ch
     forger.publish(b.receipt_topic(), nlohmann::json{{"v", 1}, {"eventIds", a_ids}}.dump());
     forger.publish(a.receipt_topic(),
                    nlohmann::json{{"v", 1}, {"eventIds", {new_event_id()}}}.dump());
-    // Malformed receipts naming A's real ids: none of them may count.
+    // Malformed receipts naming A's real ids, and one of a newer version
+    // than the gateway reads: none of them may count.
     const std::string first = a_ids.front();
     std::string upper = first;
     for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     const std::vector<std::string> malformed = {
         "not json",
-        nlohmann::json{{"v", 2}, {"eventIds", {first}}}.dump(),
+        nlohmann::json{{"v", 0}, {"eventIds", {first}}}.dump(),
         nlohmann::json{{"v", 1}, {"eventIds", {upper}}}.dump(),
-        nlohmann::json{{"v", 1}, {"eventIds", {first}}, {"extra", 1}}.dump(),
+        nlohmann::json{{"v", 1}, {"eventIds", {first, 7}}}.dump(),
         nlohmann::json{{"v", 1}, {"eventIds", nlohmann::json::array()}}.dump(),
         "{\"v\":1,\"eventIds\":[\"" + first + "\"],\"v\":1}",
     };
     for (const std::string& payload : malformed) forger.publish(a.receipt_topic(), payload);
+    forger.publish(a.receipt_topic(), nlohmann::json{{"v", 3}, {"eventIds", {first}}}.dump());
 
     const bool counted = wait_until(
         [&] {
             return a.status().receipts_malformed == malformed.size() &&
-                   a.status().receipts_ignored == 1 && b.status().receipts_ignored == 20;
+                   a.status().receipts_newer == 1 && a.status().receipts_ignored == 1 &&
+                   b.status().receipts_ignored == 20;
         },
         std::chrono::seconds(30));
     INFO("a: " << a.describe() << " | b: " << b.describe());

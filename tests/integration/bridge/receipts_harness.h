@@ -6,6 +6,7 @@
 #ifndef OUTPOST_TESTS_RECEIPTS_HARNESS_H
 #define OUTPOST_TESTS_RECEIPTS_HARNESS_H
 
+#include <functional>
 #include <memory>
 #include <set>
 #include <string>
@@ -21,10 +22,12 @@ namespace outpost::testing {
 
 // One gateway: its own store (gateway id `gateway_id`) and a publisher with
 // receipts on, waiting `timeout_ms` (then up to twice that) for a receipt.
+// `adjust` may change the publisher's options before it starts.
 class ReceiptGateway final {
   public:
     ReceiptGateway(const TempDir& dir, const Mosquitto& broker, const std::string& gateway_id,
-                   int64_t timeout_ms, const std::string& password = "") {
+                   int64_t timeout_ms, const std::string& password = "",
+                   const std::function<void(PublisherOptions&)>& adjust = {}) {
         StoreOptions options;
         options.gateway_id = gateway_id;
         store_ = open_store(dir.file(gateway_id + ".db"), options);
@@ -40,6 +43,7 @@ class ReceiptGateway final {
         publisher.receipts = true;
         publisher.receipt_timeout = std::chrono::milliseconds(timeout_ms);
         publisher.receipt_timeout_max = std::chrono::milliseconds(2 * timeout_ms);
+        if (adjust) adjust(publisher);
         auto started = Publisher::start(*store_, publisher);
         REQUIRE(started.is_ok());
         publisher_ = std::move(started).value();
@@ -61,6 +65,7 @@ class ReceiptGateway final {
         return ids;
     }
 
+    Store& store() { return *store_; }
     StoreStats stats() {
         auto stats = store_->stats();
         REQUIRE(stats.is_ok());

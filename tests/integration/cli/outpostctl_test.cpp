@@ -120,6 +120,10 @@ TEST_CASE("replay of a DEAD event makes it pending again with the same eventId",
     CliRun dead = run_outpostctl({"--db", db, "list", "--state", "dead", "--json"}, dir.path());
     REQUIRE(dead.exit_code == 0);
     REQUIRE(nlohmann::json::parse(dead.out)["events"].size() == 1);
+    CliRun dead_row = run_outpostctl({"--db", db, "--json", "show", event_id}, dir.path());
+    REQUIRE(dead_row.exit_code == 0);
+    const int64_t failed_at = nlohmann::json::parse(dead_row.out)["failed_at_ms"];
+    CHECK(failed_at > 0);  // when it last failed
 
     CliRun replayed =
         run_outpostctl({"--db", db, "replay", event_id, "--reason", "broker fixed"}, dir.path());
@@ -141,9 +145,19 @@ TEST_CASE("replay of a DEAD event makes it pending again with the same eventId",
     CHECK(actor.rfind("outpostctl by ", 0) == 0);
     CHECK(actor.find("(uid " + std::to_string(getuid()) + ")") != std::string::npos);
 
+    // The failure the replay reset is kept.
+    REQUIRE(row["earlier_failures"].size() == 1);
+    CHECK(row["earlier_failures"][0]["attempts"] == 1);
+    CHECK(row["earlier_failures"][0]["error"] == "broker refused");
+    CHECK(row["earlier_failures"][0]["failed_at_ms"] == failed_at);
+    CHECK(row["earlier_failures"][0]["reason"] == "broker fixed");
+    CHECK(row["failed_at_ms"] == 0);
+
     CliRun human = run_outpostctl({"--db", db, "show", event_id}, dir.path());
     REQUIRE(human.exit_code == 0);
     CHECK(human.out.find("replay_actor:  " + actor + "\n") != std::string::npos);
+    CHECK(human.out.find("earlier:       1 attempt(s), last at " + std::to_string(failed_at) +
+                         " ms: broker refused; replayed at ") != std::string::npos);
 }
 
 TEST_CASE("replay --actor records who asked, and an empty actor is a usage error", "[cli]") {

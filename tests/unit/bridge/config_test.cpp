@@ -57,7 +57,8 @@ TEST_CASE("a minimal configuration parses and gets the documented defaults") {
     CHECK(config->mqtt.client_id == "bridge-1");
     CHECK(config->mqtt.session_expiry_s == 604800u);
     CHECK(config->mqtt.shared_group == "outpost-bridge");
-    CHECK(config->mqtt.topic_filters == std::vector<std::string>{"outpost/+/alarm/+"});
+    CHECK(config->mqtt.topic_filters ==
+          std::vector<std::string>{"outpost/+/alarm/+", "outpost/+/event/+"});
     CHECK(config->mapping.size() == 1);
     CHECK(config->mapping[0].tag == "${eventType}");
     CHECK(config->limits.max_json_depth == 16);

@@ -54,7 +54,7 @@ class StoringSink final : public MessageSink {
 class RecordingSender final : public ReceiptSender {
   public:
     Status send(const std::string& topic, const std::string& payload) override {
-        auto ids = std::get<std::vector<std::string>>(receipt::parse(payload));
+        auto ids = std::get<receipt::Receipt>(receipt::parse(payload)).event_ids;
         std::lock_guard<std::mutex> lock(mutex_);
         for (const std::string& id : ids) ++receipts_[{topic, id}];
         return Status::ok();

@@ -28,7 +28,7 @@ BridgeFigures sample() {
     figures.rocketmq_refused = "NO_PERMISSION \"x\"";
     figures.send_latency.record(std::chrono::microseconds(300));
     figures.send_latency.record(std::chrono::microseconds(9000));
-    figures.receipts = ReceiptFigures{1, 2, 3, 4, 5, 6, 7};
+    figures.receipts = ReceiptFigures{1, 2, 3, 4, 5, 6, 7, 8};
     return figures;
 }
 
@@ -63,6 +63,7 @@ TEST_CASE("a report line gives back every figure of the session process") {
     REQUIRE(out->receipts.has_value());
     CHECK(out->receipts->ids_offered == 1);
     CHECK(out->receipts->ack_failed == 7);
+    CHECK(out->receipts->rejections_offered == 8);
 }
 
 TEST_CASE("latency histograms of several processes merge into the histogram of all samples") {

@@ -1,6 +1,7 @@
-// The bridge's receipt batcher (issue 11): ids are grouped per gateway
-// topic, sent when a batch is full or its oldest id waited flush_ms, and a
-// sender that fails only costs counted, dropped receipts.
+// The bridge's receipt batcher: ids and rejections are grouped per gateway
+// topic, sent when a batch is full or its oldest entry waited flush_ms (ids
+// and rejections in messages of their own), and a sender that fails only
+// costs counted, dropped receipts.
 #include "bridge/receipt_batcher.h"
 
 #include <catch2/catch.hpp>
@@ -24,8 +25,14 @@ class RecordingSender final : public ReceiptSender {
     Status send(const std::string& topic, const std::string& payload) override {
         std::lock_guard<std::mutex> lock(mutex_);
         if (failing_) return Status::error(StatusCode::kUnavailable, "down");
-        auto ids = std::get<std::vector<std::string>>(receipt::parse(payload));
-        sent_.push_back({topic, ids});
+        auto parsed = std::get<receipt::Receipt>(receipt::parse(payload));
+        if (!parsed.rejected.empty()) {
+            // Contract C1: a rejection never shares a message with an id.
+            if (!parsed.event_ids.empty()) mixed_ = true;
+            rejected_.push_back({topic, parsed.rejected});
+            return Status::ok();
+        }
+        sent_.push_back({topic, parsed.event_ids});
         return Status::ok();
     }
     void fail(bool failing) {
@@ -36,11 +43,21 @@ class RecordingSender final : public ReceiptSender {
         std::lock_guard<std::mutex> lock(mutex_);
         return sent_;
     }
+    std::vector<std::pair<std::string, std::vector<receipt::Rejection>>> rejected() {
+        std::lock_guard<std::mutex> lock(mutex_);
+        return rejected_;
+    }
+    bool mixed() {
+        std::lock_guard<std::mutex> lock(mutex_);
+        return mixed_;
+    }
 
   private:
     std::mutex mutex_;
     bool failing_ = false;
+    bool mixed_ = false;
     std::vector<std::pair<std::string, std::vector<std::string>>> sent_;
+    std::vector<std::pair<std::string, std::vector<receipt::Rejection>>> rejected_;
 };
 
 std::string id(int n) {
@@ -106,4 +123,35 @@ TEST_CASE("a failing sender and a full queue drop receipts, counted, and never b
         CHECK(batcher.counts().ids_offered == 10);
     }  // the destructor sends what was queued
     CHECK(sender.sent().back().second.size() == 4);
+}
+
+TEST_CASE("rejections go to their gateway in messages of their own, never beside confirmations") {
+    RecordingSender sender;
+    ReceiptsConfig config;
+    config.max_ids = 3;
+    config.flush_ms = 60000;  // only full batches go out on their own
+    {
+        ReceiptBatcher batcher(config, sender);
+        batcher.offer("outpost/a/receipt", id(1));
+        for (int i = 10; i < 13; ++i) {
+            batcher.offer_rejection("outpost/a/receipt",
+                                    receipt::Rejection{id(i), "schema_violation", "bad"});
+        }
+        // A full slice of rejections goes at once; the lone id waits.
+        REQUIRE(outpost::testing::eventually([&] { return sender.rejected().size() == 1; }));
+        CHECK(sender.sent().empty());
+        CHECK(batcher.counts().rejections_offered == 3);
+        batcher.offer_rejection("outpost/b/receipt",
+                                receipt::Rejection{id(20), "unmapped_topic", "no rule"});
+    }  // the destructor sends what is queued
+    CHECK_FALSE(sender.mixed());
+    const auto rejected = sender.rejected();
+    REQUIRE(rejected.size() == 2);
+    CHECK(rejected[0].first == "outpost/a/receipt");
+    CHECK(rejected[0].second.size() == 3);
+    CHECK(rejected[0].second[0].code == "schema_violation");
+    CHECK(rejected[1].first == "outpost/b/receipt");
+    CHECK(rejected[1].second[0].event_id == id(20));
+    REQUIRE(sender.sent().size() == 1);
+    CHECK(sender.sent()[0].second == std::vector<std::string>{id(1)});
 }

@@ -158,6 +158,20 @@ class ScriptedBroker final {
         std::lock_guard<std::mutex> lock(mutex_);
         return connects_;
     }
+    // A message arrives on `topic` for every connected link (a receipt
+    // from the bridge): posted as a kMessage event after what was queued.
+    void send_message(const std::string& topic, const std::string& payload) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        for (Link* link : links_) {
+            if (!link->up) continue;
+            publish::LinkEvent event;
+            event.kind = publish::LinkEvent::Kind::kMessage;
+            event.topic = topic;
+            event.payload = payload;
+            queue_.push_back(Pending{link, std::move(event), false});
+        }
+        changed_.notify_all();
+    }
     int connect_attempts() const {
         std::lock_guard<std::mutex> lock(mutex_);
         return connect_attempts_;
@@ -219,7 +233,7 @@ class ScriptedBroker final {
                                 std::chrono::milliseconds) override {
             return broker_.publish_retained(this, topic, payload);
         }
-        // Receipts are not scripted: subscribing succeeds and nothing arrives.
+        // Subscribing succeeds; messages arrive only from send_message().
         Status subscribe(const std::string&, std::chrono::milliseconds) override {
             return Status::ok();
         }
