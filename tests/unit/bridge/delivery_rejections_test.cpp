@@ -139,23 +139,3 @@ TEST_CASE("a quarantined message without a readable eventId is never answered") 
     CHECK(sent.rejected_.empty());
     CHECK(sent.confirmed_.empty());
 }
-
-TEST_CASE("with an identity property, only the authenticated publisher's own topic is answered") {
-    BridgeConfig config = test_config();
-    config.identity.user_property = "client";
-    const std::string forged_id = new_event_id();
-    const std::string own_id = new_event_id();
-    InboundMessage forged =
-        message(alarm_topic("gw-1", "dev-1"), sample_envelope("gw-1", "dev-1", 1, forged_id).dump());
-    forged.authenticated_identity = "gw-evil";  // writes under gw-1's prefix
-    nlohmann::json broken = sample_envelope("gw-1", "dev-1", 1, own_id);
-    broken["seq"] = 0;
-    InboundMessage own = message(alarm_topic("gw-1", "dev-1"), broken.dump());
-    own.authenticated_identity = "gw-1";
-    const Answers sent = deliver_all(config, {forged, own});
-    REQUIRE(sent.rejected_.count("outpost/gw-1/receipt") == 1);
-    const auto& gw1 = sent.rejected_.at("outpost/gw-1/receipt");
-    REQUIRE(gw1.size() == 1);  // the forged message would have killed gw-1's row
-    CHECK(gw1[0].event_id == own_id);
-    CHECK(gw1[0].code == "schema_violation");
-}
