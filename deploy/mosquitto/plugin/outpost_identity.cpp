@@ -116,24 +116,29 @@ int on_basic_auth(int /*event*/, void* event_data, void* /*userdata*/) {
 
 }  // namespace
 
+// mosquitto finds these three by name: exported whatever the project's
+// default visibility (hidden, for liboutpost's sake).
+#define OUTPOST_PLUGIN_ENTRY [[gnu::visibility("default")]]
+
 extern "C" {
 
-int mosquitto_plugin_version(int supported_version_count, const int* supported_versions) {
+OUTPOST_PLUGIN_ENTRY int mosquitto_plugin_version(int supported_version_count, const int* supported_versions) {
     for (int i = 0; i < supported_version_count; ++i) {
         if (supported_versions[i] == 5) return 5;
     }
     return -1;
 }
 
-int mosquitto_plugin_init(mosquitto_plugin_id_t* identifier, void** /*userdata*/,
-                          mosquitto_opt* /*options*/, int /*option_count*/) {
+OUTPOST_PLUGIN_ENTRY int mosquitto_plugin_init(mosquitto_plugin_id_t* identifier,
+                                               void** /*userdata*/, mosquitto_opt* /*options*/,
+                                               int /*option_count*/) {
     plugin_id = identifier;
     return mosquitto_callback_register(plugin_id, MOSQ_EVT_BASIC_AUTH, on_basic_auth, nullptr,
                                        nullptr);
 }
 
-int mosquitto_plugin_cleanup(void* /*userdata*/, mosquitto_opt* /*options*/,
-                             int /*option_count*/) {
+OUTPOST_PLUGIN_ENTRY int mosquitto_plugin_cleanup(void* /*userdata*/, mosquitto_opt* /*options*/,
+                                                  int /*option_count*/) {
     return mosquitto_callback_unregister(plugin_id, MOSQ_EVT_BASIC_AUTH, on_basic_auth, nullptr);
 }
 
