@@ -131,17 +131,8 @@ outpost_code outpost_publisher_stop(outpost_publisher* publisher, uint32_t timeo
 outpost_code outpost_publisher_get_status_sized(outpost_publisher* publisher,
                                                 outpost_publisher_status* caller_status,
                                                 size_t struct_size, outpost_error* error) {
-    outpost_publisher_status filled{};
-    outpost_publisher_status* status = &filled;
-    // Zeroed on an error, filled on success: the caller's size, never more.
-    struct Deliver {
-        const outpost_publisher_status& from;
-        outpost_publisher_status* to;
-        size_t size;
-        ~Deliver() {
-            if (to != nullptr) write_sized(from, to, size);
-        }
-    } deliver{filled, caller_status, struct_size};
+    SizedOutput<outpost_publisher_status> output(caller_status, struct_size);
+    outpost_publisher_status* status = &output.value;
     return guarded(error, [&] {
         if (publisher == nullptr || caller_status == nullptr) {
             return fail(error, OUTPOST_INVALID_ARGUMENT,

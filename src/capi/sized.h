@@ -69,6 +69,27 @@ void write_sized(const T& value, T* caller, size_t size) noexcept {
     if (size > sizeof(T)) std::memset(bytes + sizeof(T), 0, size - sizeof(T));
 }
 
+// A struct the library fills for the caller: the call fills `value`, and
+// the destructor copies it into the caller's struct of `size` bytes (null:
+// nothing), so that every return path, errors included (value then stays
+// zero), writes exactly the caller's size and never more.
+template <typename T>
+class SizedOutput final {
+  public:
+    SizedOutput(T* caller, size_t size) : caller_(caller), size_(size) {}
+    ~SizedOutput() {
+        if (caller_ != nullptr) write_sized(value, caller_, size_);
+    }
+    SizedOutput(const SizedOutput&) = delete;
+    SizedOutput& operator=(const SizedOutput&) = delete;
+
+    T value{};
+
+  private:
+    T* const caller_;
+    const size_t size_;
+};
+
 }  // namespace outpost::capi
 
 #endif  // OUTPOST_CAPI_SIZED_H

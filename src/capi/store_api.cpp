@@ -106,17 +106,8 @@ void outpost_store_free(outpost_store* store) {
 
 outpost_code outpost_store_get_stats_sized(outpost_store* store, outpost_store_stats* caller_stats,
                                            size_t struct_size, outpost_error* error) {
-    outpost_store_stats filled{};
-    outpost_store_stats* stats = &filled;
-    // Zeroed on an error, filled on success: the caller's size, never more.
-    struct Deliver {
-        const outpost_store_stats& from;
-        outpost_store_stats* to;
-        size_t size;
-        ~Deliver() {
-            if (to != nullptr) write_sized(from, to, size);
-        }
-    } deliver{filled, caller_stats, struct_size};
+    SizedOutput<outpost_store_stats> output(caller_stats, struct_size);
+    outpost_store_stats* stats = &output.value;
     return guarded(error, [&] {
         if (store == nullptr || caller_stats == nullptr) {
             return fail(error, OUTPOST_INVALID_ARGUMENT,
