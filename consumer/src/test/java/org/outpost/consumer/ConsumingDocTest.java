@@ -11,7 +11,7 @@ class ConsumingDocTest {
     @Test
     void theDocumentedTablesAreTheOnesTheConsumerCreates() throws Exception {
         String repo = System.getProperty("outpost.repo");
-        Path doc = Path.of(repo == null ? "../.." : repo, "docs", "CONSUMING.md");
+        Path doc = Path.of(repo == null ? ".." : repo, "docs", "CONSUMING.md");
         String text = Files.readString(doc);
         for (Dialect dialect : Dialect.values()) {
             for (String ddl : dialect.ddl()) {

@@ -14,7 +14,7 @@ class FaultPointsTest {
     @Test
     void theConsumerPointsAreTheConsumerRowsOfTheCppTable() throws Exception {
         String repo = System.getProperty("outpost.repo");
-        String header = Files.readString(Path.of(repo == null ? "../.." : repo, "src", "common", "fault_point.h"));
+        String header = Files.readString(Path.of(repo == null ? ".." : repo, "src", "common", "fault_point.h"));
         Matcher row = Pattern.compile("\\{\"(consumer\\.[a-z_]+)\",\\s*\"([^\"]*)\"").matcher(header);
         List<String> names = new ArrayList<>();
         List<String> where = new ArrayList<>();
