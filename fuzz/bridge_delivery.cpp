@@ -40,7 +40,6 @@ using namespace outpost::bridge;
 
 constexpr char kAlarmTopic[] = "outpost_alarms";
 constexpr char kQuarantineTopic[] = "outpost_quarantine";
-constexpr char kIdentityProperty[] = "outpost-identity";
 
 // Stands for RocketMQ: accepts what the producer would put on the wire,
 // after the checks the producer makes (producer.cpp) and the frame encoder.
@@ -71,14 +70,13 @@ class CheckingSink final : public MessageSink {
     std::vector<SinkMessage> sent;
 };
 
-BridgeConfig config_for(const std::string& tag, bool identity_property) {
+BridgeConfig config_for(const std::string& tag) {
     BridgeConfig config;
     config.mapping.push_back(MappingRule{"outpost/+/alarm/+", kAlarmTopic, tag});
     config.quarantine_topic = kQuarantineTopic;
     config.dedupe_capacity = 16;  // one message per Delivery; the default sizes for 100000
     config.limits.max_payload_bytes = 4096;
     config.limits.quarantine_body_bytes = 512;
-    if (identity_property) config.identity.user_property = kIdentityProperty;
     return config;
 }
 
@@ -107,14 +105,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     FuzzedDataProvider input(data, size);
     std::string tag = input.ConsumeRandomLengthString(48);
     if (!TagTemplate::compile(tag).is_ok()) tag = "${payload.severity}";
-    const bool identity_property = input.ConsumeBool();
     InboundMessage message;
     message.redelivered = input.ConsumeBool();
-    if (input.ConsumeBool()) message.authenticated_identity = input.ConsumeRandomLengthString(24);
     message.topic = input.ConsumeRandomLengthString(96);
     message.payload = input.ConsumeRemainingBytesAsString();
 
-    const BridgeConfig config = config_for(tag, identity_property);
+    const BridgeConfig config = config_for(tag);
     CheckingSink sink;
     BridgeStats stats;
     StopSignal stop;
@@ -126,11 +122,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const SinkMessage& out = sink.sent.front();
     if (verdict == Verdict::kForwarded) {
         check_forwarded(message, out);
-        if (identity_property) {
-            FUZZ_CHECK(message.authenticated_identity &&
-                           *message.authenticated_identity == topic_levels(message.topic)[1],
-                       "with an identity property, only the authenticated gateway is forwarded");
-        }
         return 0;
     }
     FUZZ_CHECK(verdict == Verdict::kQuarantined, "a message not forwarded is quarantined");

@@ -101,15 +101,12 @@ write("bridge_config", "full", compact(dict(bridge_minimal,
       rocketmq={"name_servers": ["10.0.0.1:9876", "10.0.0.2:9876"], "max_attempts": 2},
       mapping=[{"mqtt_filter": "site/#", "rocketmq_topic": "site", "tag": "sev-${payload.severity}"}],
       limits={"max_payload_bytes": 1000, "max_messages_per_s": 50.5},
-      identity={"device_level": -1, "user_property": "client-cn"},
+      identity={"device_level": -1},
       status={"file": "/run/b.json", "interval_ms": 500}, dedupe_capacity=10)))
 
-# bridge_delivery: tag, [identity,] topic, then the payload; the last bytes
-# are the booleans (identity property configured, redelivered, identity given).
+# bridge_delivery: tag, topic, then the payload; the last byte is the
+# boolean "redelivered".
 write("bridge_delivery", "forwarded",
-      fdp_strings(b"${payload.severity}", b"outpost/gw-1/alarm/pump-1") + ENVELOPE + b"\x00\x00\x00")
-write("bridge_delivery", "identity",
-      fdp_strings(b"sev-${payload.severity}", b"gw-1", b"outpost/gw-1/alarm/pump-1") + ENVELOPE
-      + b"\x01\x00\x01")
+      fdp_strings(b"${payload.severity}", b"outpost/gw-1/alarm/pump-1") + ENVELOPE + b"\x00")
 write("bridge_delivery", "wrong-gateway",
-      fdp_strings(b"${eventType}", b"outpost/gw-2/alarm/pump-1") + ENVELOPE + b"\x00\x01\x00")
+      fdp_strings(b"${eventType}", b"outpost/gw-2/alarm/pump-1") + ENVELOPE + b"\x01")
