@@ -32,18 +32,14 @@ json written(const BridgeConfig& c) {
                            {"tag", rule.tag}});
     }
     const MqttConfig& m = c.mqtt;
-    return {
+    json written_config = {
         {"mqtt",
          {{"uri", m.uri},
           {"client_id", m.client_id},
           {"username", m.username},
           {"password", m.password},
-          {"tls",
-           {{"ca_file", m.tls.ca_file},
-            {"cert_file", m.tls.cert_file},
-            {"key_file", m.tls.key_file},
-            {"key_password", m.tls.key_password},
-            {"verify_server", m.tls.verify_server}}},
+          {"allow_plaintext_credentials", m.allow_plaintext_credentials},
+          {"max_packet_size", m.max_packet_size},
           {"session_expiry_s", m.session_expiry_s},
           {"shared_group", m.shared_group},
           {"topic_filters", m.topic_filters},
@@ -56,7 +52,8 @@ json written(const BridgeConfig& c) {
           {"producer_group", c.rocketmq.producer_group},
           {"send_timeout_ms", c.rocketmq.send_timeout_ms},
           {"max_attempts", c.rocketmq.max_attempts},
-          {"retry_pause_max_ms", c.rocketmq.retry_pause_max_ms}}},
+          {"retry_pause_max_ms", c.rocketmq.retry_pause_max_ms},
+          {"allow_plaintext_credentials", c.rocketmq.allow_plaintext_credentials}}},
         {"mapping", mapping},
         {"limits",
          {{"max_payload_bytes", c.limits.max_payload_bytes},
@@ -73,6 +70,16 @@ json written(const BridgeConfig& c) {
           {"interval_ms", c.status.interval_ms},
           {"log_to_stderr", c.status.log_to_stderr}}},
     };
+    // TLS settings belong to an ssl:// URI only: next to tcp:// they are a
+    // configuration error.
+    if (m.uri.rfind("ssl://", 0) == 0) {
+        written_config["mqtt"]["tls"] = {{"ca_file", m.tls.ca_file},
+                                         {"cert_file", m.tls.cert_file},
+                                         {"key_file", m.tls.key_file},
+                                         {"key_password", m.tls.key_password},
+                                         {"verify_server", m.tls.verify_server}};
+    }
+    return written_config;
 }
 
 class NoSink final : public MessageSink {
