@@ -49,12 +49,7 @@ json written(const DaemonConfig& c) {
           {"client_id", p.client_id},
           {"username", p.username},
           {"password", p.password},
-          {"tls",
-           {{"ca_file", p.tls.ca_file},
-            {"cert_file", p.tls.cert_file},
-            {"key_file", p.tls.key_file},
-            {"key_password", p.tls.key_password},
-            {"verify_server", p.tls.verify_server}}},
+          {"allow_plaintext_credentials", c.allow_plaintext_credentials},
           {"keepalive_s", p.keepalive.count()},
           {"connect_timeout_ms", p.connect_timeout.count()}}},
         {"publisher",
@@ -85,6 +80,15 @@ json written(const DaemonConfig& c) {
         {"logging", {{"level", log_level_name(c.logging.level)}, {"syslog", c.logging.syslog}}},
         {"status_interval_ms", c.status_interval.count()},
     };
+    // TLS settings belong to an ssl:// URI only: next to tcp:// they are a
+    // configuration error.
+    if (p.broker_uri.rfind("ssl://", 0) == 0) {
+        document["broker"]["tls"] = {{"ca_file", p.tls.ca_file},
+                                     {"cert_file", p.tls.cert_file},
+                                     {"key_file", p.tls.key_file},
+                                     {"key_password", p.tls.key_password},
+                                     {"verify_server", p.tls.verify_server}};
+    }
     if (c.telemetry.enabled) {
         document["telemetry"] = {{"client_id", c.telemetry.client_id},
                                  {"ring_capacity", c.telemetry.ring_capacity},
