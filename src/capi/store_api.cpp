@@ -22,10 +22,6 @@ outpost_code check_open(SharedStore& shared, outpost_error* error) {
 using namespace outpost;
 using namespace outpost::capi;
 
-extern "C" {
-
-}  // extern "C"
-
 namespace {
 
 // outpost_store_options as first versioned: every field up to max_event_bytes.
