@@ -1,18 +1,21 @@
 #!/bin/sh
-# The shipped Prometheus alert rules (firmware_glue/prometheus) load, and
-# their unit tests pass: `promtool check rules` and `promtool test rules`,
-# reported as TAP. Skipped only when promtool is absent (scripts/setup
-# installs it with Debian's prometheus package).
-# Usage: promtool_rules_test.sh RULES_DIR
+# The shipped Prometheus alert rules (deploy/prometheus) load, and their unit
+# tests pass: for each rules file, `promtool check rules FILE.yml` and
+# `promtool test rules FILE.test.yml`, reported as TAP. Skipped only when
+# promtool is absent (scripts/setup installs it with Debian's prometheus
+# package).
+# Usage: promtool_rules_test.sh RULES_DIR RULES_FILE...
 rules_dir=$1
+shift
 if ! command -v promtool >/dev/null 2>&1; then
   echo "1..0 # SKIP promtool is not installed (Debian package prometheus)"
   exit 0
 fi
-echo "1..2"
-run() {  # run NUMBER DESCRIPTION COMMAND...: one TAP line, the output as comments
-  number=$1 description=$2
-  shift 2
+echo "1..$(($# * 2))"
+number=0
+run() {  # run DESCRIPTION COMMAND...: one TAP line, the output as comments
+  number=$((number + 1)) description=$1
+  shift
   if output=$(cd "$rules_dir" && "$@" 2>&1); then
     echo "ok $number - $description"
   else
@@ -20,7 +23,9 @@ run() {  # run NUMBER DESCRIPTION COMMAND...: one TAP line, the output as commen
   fi
   printf '%s\n' "$output" | sed 's/^/# /'
 }
-run 1 "promtool check rules: outpost-alerts.yml is valid" \
-  promtool check rules outpost-alerts.yml
-run 2 "promtool test rules: every alert fires where it must and stays quiet elsewhere" \
-  promtool test rules outpost-alerts.test.yml
+for rules in "$@"; do
+  tests=${rules%.yml}.test.yml
+  run "promtool check rules: $rules is valid" promtool check rules "$rules"
+  run "promtool test rules: every alert of $rules fires where $tests says and stays quiet elsewhere" \
+    promtool test rules "$tests"
+done
