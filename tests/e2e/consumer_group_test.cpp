@@ -287,12 +287,13 @@ TEST_CASE(
         counter_of(final_a, "duplicates") + counter_of(final_b, "duplicates");
     CHECK(duplicates > 0);
     // The survivors' status showed the group changing: C's arrival (when C
-    // lived long enough to be seen) and C's queues coming back to them.
+    // lived long enough to be seen) and C's queues coming back to them (step
+    // 3; their final lines are not compared: the first to stop hands its
+    // queues to the other).
     if (saw_three) {
         CHECK(counter_of(final_a, "queue_changes") > changes_a_with_c);
         CHECK(counter_of(final_b, "queue_changes") > changes_b_with_c);
     }
-    CHECK(partition_all({queues_of(final_a), queues_of(final_b)}));
     CHECK(counter_of(final_a, "queue_changes") >= 2);
     CHECK(counter_of(final_b, "queue_changes") >= 2);
 
