@@ -57,11 +57,33 @@ public final class ConsumerService {
                 config.integer("retry_pause_ms")));
         try {
             consumer.start();
+            refuseSharedClientId(consumer, topic, config.group());
         } catch (MQClientException | RuntimeException e) {
             consumer.shutdown();  // frees the client instance, so a later attempt may register again
             throw e;
         }
         return new ConsumerService(consumer);
+    }
+
+    /**
+     * Fails when another connected member of the group has this process's client id
+     * (HOST_IP@instance_name): the broker would take the two for one member, allocate both the
+     * same queues, let both pass the queue lock and serve the remaining queues to nobody. Checked
+     * once registered (start() sends the heartbeat that registers it); the caller retries within
+     * start_timeout_ms, long enough for the connection of a killed predecessor to be closed.
+     */
+    @SuppressWarnings("deprecation")  // the client instance: the only way to the group's member list
+    private static void refuseSharedClientId(DefaultMQPushConsumer consumer, String topic, String group)
+            throws MQClientException {
+        String clientId = consumer.buildMQClientId();
+        List<String> members = consumer.getDefaultMQPushConsumerImpl().getmQClientFactory().findConsumerIdList(topic, group);
+        if (members == null) return;  // not answered: the rebalance asks again, nothing to judge by
+        long same = members.stream().filter(clientId::equals).count();
+        if (same > 1) {
+            throw new MQClientException("another process of group " + group + " is connected with the same client id "
+                    + clientId + " (host address @ instance_name); RocketMQ would give both the same queues and the "
+                    + "other queues to no one: give each process its own --instance-name", null);
+        }
     }
 
     /**
