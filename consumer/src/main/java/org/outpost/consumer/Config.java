@@ -46,7 +46,7 @@ public final class Config {
             new Option("start_timeout_ms", "60000",
                     "how long a start keeps retrying an unreachable name server or broker before exit 1", false),
             new Option("offset_persist_interval_ms", "5000", "how often acknowledged offsets are sent to the broker", false),
-            new Option("status_interval_ms", "0", "print a status line with the counters this often (0: never)", false),
+            new Option("status_interval_ms", "0", "print a status line with the counters and the queues held this often (0: never)", false),
             new Option("client_log_dir", null, "directory of the RocketMQ client's own log (default: ~/logs/rocketmqlogs)", false));
 
     private final Map<String, String> values = new LinkedHashMap<>();

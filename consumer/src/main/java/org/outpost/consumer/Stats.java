@@ -1,5 +1,6 @@
 package org.outpost.consumer;
 
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
 /** The consumer's counters since it started; {@link #json()} is the status line's body. */
@@ -12,6 +13,10 @@ public final class Stats {
     final AtomicLong versionRetries = new AtomicLong();
     final AtomicLong databaseErrors = new AtomicLong();
     final AtomicLong batches = new AtomicLong();
+    // The queues this process holds in its consumer group, and how often that set changed
+    // (written by the rebalance thread, read by the status line).
+    final AtomicLong queueChanges = new AtomicLong();
+    private volatile List<String> queues = List.of();
 
     void add(Outcome outcome) {
         applied.addAndGet(outcome.applied());
@@ -22,6 +27,12 @@ public final class Stats {
         batches.incrementAndGet();
     }
 
+    /** A rebalance changed the queues this process holds: `held` is the new set, as broker/queueId. */
+    void queuesChanged(List<String> held) {
+        queues = List.copyOf(held);
+        queueChanges.incrementAndGet();
+    }
+
     public long applied() {
         return applied.get();
     }
@@ -29,8 +40,15 @@ public final class Stats {
     public String json() {
         return String.format(
                 "{\"applied\":%d,\"duplicates\":%d,\"quarantined\":%d,\"seq_gaps\":%d,\"seq_late\":%d,"
-                        + "\"version_retries\":%d,\"database_errors\":%d,\"batches\":%d}",
+                        + "\"version_retries\":%d,\"database_errors\":%d,\"batches\":%d,\"queue_changes\":%d,"
+                        + "\"queues\":[%s]}",
                 applied.get(), duplicates.get(), quarantined.get(), seqGaps.get(), seqLate.get(), versionRetries.get(),
-                databaseErrors.get(), batches.get());
+                databaseErrors.get(), batches.get(), queueChanges.get(), quoted(queues));
+    }
+
+    private static String quoted(List<String> names) {
+        StringBuilder out = new StringBuilder();
+        for (String name : names) out.append(out.length() == 0 ? "" : ",").append('"').append(name).append('"');
+        return out.toString();
     }
 }
