@@ -70,7 +70,10 @@ public final class Ledger implements AutoCloseable {
         return dialect;
     }
 
-    /** Connects (if not connected) and creates the tables that are missing. */
+    /**
+     * Connects (if not connected) and brings the schema to the version this consumer knows
+     * ({@link Migrations}); Migrations.TooNewException if a newer consumer migrated it.
+     */
     public synchronized void open() throws SQLException {
         if (connection != null) return;
         Connection opened = DriverManager.getConnection(url, credentials);
@@ -82,8 +85,8 @@ public final class Ledger implements AutoCloseable {
             } else {
                 statement.execute("SET synchronous_commit = on");  // I3, whatever the server default
             }
-            for (String ddl : dialect.ddl()) statement.execute(ddl);
-        } catch (SQLException e) {
+            Migrations.migrate(opened, dialect);
+        } catch (SQLException | RuntimeException e) {
             opened.close();
             throw e;
         }

@@ -24,7 +24,7 @@ public final class Main {
         }
         if (args.size() == 2 && args.get(0).equals("--print-ddl")) {
             try {
-                for (String ddl : Dialect.ofLabel(args.get(1)).ddl()) System.out.println(ddl + ";\n");
+                System.out.print(Migrations.script(Dialect.ofLabel(args.get(1))));
                 return EXIT_OK;
             } catch (IllegalArgumentException e) {
                 System.err.println("outpost-consumer: " + e.getMessage());
@@ -139,7 +139,7 @@ public final class Main {
                 .append("Usage:\n")
                 .append("  outpost-consumer [--config FILE] [--OPTION VALUE ...]   consume until SIGTERM/SIGINT\n")
                 .append("  outpost-consumer --check-config [--config FILE] [...]    validate the settings, exit\n")
-                .append("  outpost-consumer --print-ddl sqlite|postgresql          the tables it creates\n")
+                .append("  outpost-consumer --print-ddl sqlite|postgresql          the schema, as one script\n")
                 .append("  outpost-consumer --list-fault-points                    test kill points (OUTPOST_FAULT)\n\n")
                 .append("Options (flag, or the same key with '_' in a --config JSON object; flags win):\n");
         for (Config.Option option : Config.OPTIONS) {
@@ -151,8 +151,9 @@ public final class Main {
                 .append("  outpost-consumer --name-servers 127.0.0.1:9876 --topic outpost_alarms \\\n")
                 .append("      --group alarm-ledger --database jdbc:sqlite:/var/lib/outpost/alarms.db\n\n")
                 .append("Exit status: 0 stopped cleanly, 1 could not start (database, RocketMQ), 2 bad usage.\n")
-                .append("The tables are created if missing (IF NOT EXISTS); the database user needs CREATE the\n")
-                .append("first time, or create them beforehand from --print-ddl.\n");
+                .append("At start the consumer creates or migrates its tables (versioned, forward only); the\n")
+                .append("database user needs CREATE and ALTER then, or a privileged user runs --print-ddl's script\n")
+                .append("on an empty database beforehand. A database a newer consumer migrated is refused.\n");
         return out.toString();
     }
 }
