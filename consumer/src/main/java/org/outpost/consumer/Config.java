@@ -37,7 +37,7 @@ public final class Config {
             new Option("database_password_env", "OUTPOST_CONSUMER_DB_PASSWORD",
                     "environment variable holding the database password (never a flag: ps shows flags)", false),
             new Option("consumer_name", null,
-                    "dedupe namespace: processed_event rows are keyed (consumer_name, eventId) (default: the group)", false),
+                    "dedupe namespace: processed_event rows are keyed (consumer_name, gatewayId, eventId) (default: the group)", false),
             new Option("batch_size", "16", "messages of one queue applied in one transaction (1..1024)", false),
             new Option("threads", "1", "consumer threads; each serves one queue at a time (1..64)", false),
             new Option("version_retries", "3",

@@ -22,7 +22,7 @@ import java.util.Set;
  *
  * <ol>
  *   <li>I1. An event's business rows (alarm, device_state, seq_anomaly) are written only in the
- *       transaction that inserts its dedupe record (consumer, eventId); {@link #claim} inserts a
+ *       transaction that inserts its dedupe record (consumer, gatewayId, eventId); {@link #claim} inserts a
  *       batch's records first and returns the ids it inserted. A second delivery finds the record
  *       (committed by an earlier batch, or claimed earlier in the same one) and writes nothing.
  *   <li>I2. {@link #apply} returns only after COMMIT returned; the caller acknowledges the offset
@@ -104,11 +104,11 @@ public final class Ledger implements AutoCloseable {
         open();
         Outcome outcome = new Outcome();
         try {
-            Set<String> firsts = dedupe ? claim(items) : null;
+            Set<EventKey> firsts = dedupe ? claim(items) : null;
             for (Item item : items) {
                 if (item.quarantined()) {
                     quarantine(item, outcome);
-                } else if (firsts != null && !firsts.remove(item.envelope().eventId())) {
+                } else if (firsts != null && !firsts.remove(EventKey.of(item.envelope()))) {
                     outcome.duplicates++;  // I1: applied before (or earlier in this batch)
                 } else {
                     applyOne(item.envelope(), outcome);
@@ -155,29 +155,37 @@ public final class Ledger implements AutoCloseable {
         outcome.applied++;
     }
 
+    /** The dedupe key within a consumer: an eventId is unique only among its gateway's events. */
+    private record EventKey(String gatewayId, String eventId) {
+        static EventKey of(Envelope event) {
+            return new EventKey(event.gatewayId(), event.eventId());
+        }
+    }
+
     /**
-     * Inserts the dedupe records of the batch's events in one statement and returns the eventIds
-     * it inserted: the events this batch is the first to apply. The others were applied by an
+     * Inserts the dedupe records of the batch's events in one statement and returns the keys it
+     * inserted: the events this batch is the first to apply. The others were applied by an
      * earlier, committed batch (I1).
      */
-    private Set<String> claim(List<Item> items) throws SQLException {
-        Set<String> ids = new LinkedHashSet<>();
+    private Set<EventKey> claim(List<Item> items) throws SQLException {
+        Set<EventKey> keys = new LinkedHashSet<>();
         for (Item item : items) {
-            if (!item.quarantined()) ids.add(item.envelope().eventId());
+            if (!item.quarantined()) keys.add(EventKey.of(item.envelope()));
         }
-        Set<String> inserted = new HashSet<>();
-        if (ids.isEmpty()) return inserted;
-        StringBuilder sql = new StringBuilder("INSERT INTO processed_event (consumer, event_id) VALUES ");
-        for (int i = 0; i < ids.size(); i++) sql.append(i == 0 ? "(?, ?)" : ", (?, ?)");
-        sql.append(" ON CONFLICT DO NOTHING RETURNING event_id");
+        Set<EventKey> inserted = new HashSet<>();
+        if (keys.isEmpty()) return inserted;
+        StringBuilder sql = new StringBuilder("INSERT INTO processed_event (consumer, gateway_id, event_id) VALUES ");
+        for (int i = 0; i < keys.size(); i++) sql.append(i == 0 ? "(?, ?, ?)" : ", (?, ?, ?)");
+        sql.append(" ON CONFLICT DO NOTHING RETURNING gateway_id, event_id");
         PreparedStatement insert = statement(sql.toString());
         int index = 1;
-        for (String id : ids) {
+        for (EventKey key : keys) {
             insert.setString(index++, consumer);
-            insert.setString(index++, id);
+            insert.setString(index++, key.gatewayId());
+            insert.setString(index++, key.eventId());
         }
         try (ResultSet rows = insert.executeQuery()) {
-            while (rows.next()) inserted.add(rows.getString(1));
+            while (rows.next()) inserted.add(new EventKey(rows.getString(1), rows.getString(2)));
         }
         return inserted;
     }

@@ -131,7 +131,7 @@ public final class Main {
         out.append("outpost-consumer: the reference idempotent consumer of Outpost alarm events\n\n")
                 .append("Reads a RocketMQ topic the Outpost bridge writes (orderly, queue by queue), validates\n")
                 .append("each envelope against schema/event.schema.json, and writes the alarm, the device's latest\n")
-                .append("state and the dedupe record (consumer, eventId) in ONE database transaction; the offset\n")
+                .append("state and the dedupe record (consumer, gatewayId, eventId) in ONE transaction; the offset\n")
                 .append("is acknowledged only after that COMMIT. Redeliveries change nothing; per-device seq gaps\n")
                 .append("and late arrivals are applied, logged and recorded in seq_anomaly; invalid messages and\n")
                 .append("unknown schemaVersions (after retries) go to the quarantine table with the reason.\n")

@@ -116,4 +116,23 @@ class LedgerTest {
         }
         assertEquals(1, count(db, "SELECT count(*) FROM alarm"));
     }
+
+    @ParameterizedTest
+    @MethodSource("databases")
+    void twoGatewaysSendingTheSameEventIdAreBothAppliedAndEachRedeliveryIsDropped(Db db) throws Exception {
+        // gw-2 sends gw-1's eventId first: gw-1's alarm must still be applied.
+        var fromOther = Samples.envelope("dev-9", 1, Samples.eventId(1));
+        fromOther.put("gatewayId", "gw-2");
+        try (Ledger ledger = ledger(db)) {
+            assertEquals(1, ledger.apply(List.of(Item.apply(Envelope.of(fromOther)))).applied());
+            assertEquals(1, ledger.apply(List.of(Item.apply(event("dev-1", 1, 1)))).applied());
+            Outcome redelivered = ledger.apply(List.of(Item.apply(event("dev-1", 1, 1)),
+                    Item.apply(Envelope.of(fromOther.deepCopy()))));
+            assertEquals(0, redelivered.applied());
+            assertEquals(2, redelivered.duplicates());
+        }
+        assertEquals(2, count(db, "SELECT count(*) FROM alarm WHERE event_id = '" + Samples.eventId(1) + "'"));
+        assertEquals(1, count(db, "SELECT count(*) FROM alarm WHERE gateway_id = 'gw-1'"));
+        assertEquals(2, count(db, "SELECT count(*) FROM processed_event"));
+    }
 }

@@ -56,6 +56,8 @@ class MigrationsTest {
         assertEquals(Migrations.latest(), db.count("SELECT count(*) FROM " + Migrations.VERSION_TABLE));
         assertEquals(2, db.count("SELECT count(*) FROM alarm"));
         assertEquals(2, db.count("SELECT count(*) FROM processed_event"));
+        // The old record took the gateway of its alarm row.
+        assertEquals(2, db.count("SELECT count(*) FROM processed_event WHERE gateway_id = 'gw-1'"));
         assertEquals(2, db.count("SELECT last_seq FROM device_state WHERE device_id = 'dev-1'"));
         assertEquals(0, db.count("SELECT count(*) FROM seq_anomaly"));
     }
