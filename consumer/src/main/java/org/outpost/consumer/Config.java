@@ -38,6 +38,10 @@ public final class Config {
                     "environment variable holding the database password (never a flag: ps shows flags)", false),
             new Option("consumer_name", null,
                     "dedupe namespace: processed_event rows are keyed (consumer_name, gatewayId, eventId) (default: the group)", false),
+            new Option("dedupe_retention_hours", "720",
+                    "hours a dedupe record is kept; older ones are purged (0: never; see docs/CONSUMING.md)", false),
+            new Option("purge_interval_ms", "60000", "how often the dedupe record purge runs", false),
+            new Option("purge_batch_rows", "1000", "dedupe records deleted per purge transaction (1..100000)", false),
             new Option("batch_size", "16", "messages of one queue applied in one transaction (1..1024)", false),
             new Option("threads", "1", "consumer threads; each serves one queue at a time (1..64)", false),
             new Option("version_retries", "3",
@@ -121,6 +125,9 @@ public final class Config {
                 problems.add(e.getMessage());
             }
         }
+        checkRange(problems, "dedupe_retention_hours", 0, 876_000);
+        checkRange(problems, "purge_interval_ms", 1000, 86_400_000);
+        checkRange(problems, "purge_batch_rows", 1, 100_000);
         checkRange(problems, "batch_size", 1, 1024);
         checkRange(problems, "threads", 1, 64);
         checkRange(problems, "version_retries", 0, 1_000_000);

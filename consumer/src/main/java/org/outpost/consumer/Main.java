@@ -76,11 +76,16 @@ public final class Main {
             ledger.close();
             return EXIT_FAILURE;
         }
+        Purger purger = config.integer("dedupe_retention_hours") == 0 ? null
+                : new Purger(config.get("database"), config.get("database_user"), config.databasePassword(),
+                        config.consumerName(), config.integer("dedupe_retention_hours"), config.integer("purge_batch_rows"));
+        if (purger != null) purger.start(config.integer("purge_interval_ms"));
         Log.info("consuming " + config.get("topic") + " as group " + config.group() + " into " + ledger.dialect().label()
                 + (faults.armed() != null ? " (OUTPOST_FAULT " + faults.armed() + " armed)" : "") + " " + config.describe());
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             service.stop();  // persists the acknowledged offsets
+            if (purger != null) purger.close();
             ledger.close();
             Log.info("stopped " + stats.json());
             stopped.countDown();

@@ -35,7 +35,7 @@ import java.util.List;
  */
 final class Migrations {
     /** The migrations in order; version N is NAMES.get(N - 1). Add at the end, never edit one. */
-    static final List<String> NAMES = List.of("001_initial", "002_dedupe_per_gateway");
+    static final List<String> NAMES = List.of("001_initial", "002_dedupe_per_gateway", "003_processed_event_age_index");
 
     static final String VERSION_TABLE = "outpost_consumer_schema";
     // pg_advisory_xact_lock key: "outpost" in ASCII, the one lock every consumer's migration takes.
