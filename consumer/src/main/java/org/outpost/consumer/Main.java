@@ -70,6 +70,7 @@ public final class Main {
             System.err.println("outpost-consumer: cannot open the database " + config.get("database") + ": " + e.getMessage());
             return EXIT_FAILURE;
         }
+        for (String warning : RocketMqAccess.warnings(config)) Log.warn(warning);
         Stats stats = new Stats();
         ConsumerService service = startWithRetries(config, ledger, stats, new EnvelopeReader(schema));
         if (service == null) {
