@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The reference consumer's own JUnit tests (consumer/src/test: envelope
-# rules, the dedupe transaction on SQLite and, with OUTPOST_POSTGRES_ENV, on
-# PostgreSQL; the documented DDL), run by Maven Surefire through
+# rules, the dedupe transaction, migrations and purge on SQLite and, with
+# OUTPOST_POSTGRES_ENV, on PostgreSQL; the documented DDL; with
+# OUTPOST_ROCKETMQ_AUTH_ENV and OUTPOST_ROCKETMQ_TLS_ENV, consuming from the
+# authenticating and the TLS-only RocketMQ), run by Maven Surefire through
 # scripts/consumer.sh test, reported as one TAP test per test class.
 # SKIP when no JDK or Maven is installed (scripts/setup --native).
 set -uo pipefail

@@ -30,6 +30,17 @@ public final class Config {
             new Option("instance_name", null,
                     "client instance name, unique per running process and stable across its restarts, so a "
                             + "restarted consumer retakes its queue locks at once (default: the group)", false),
+            new Option("access_key", null,
+                    "RocketMQ ACL user: every request is signed with it and its secret (secret_file or secret_env)", false),
+            new Option("secret_file", null, "file holding access_key's secret (not readable by every user)", false),
+            new Option("secret_env", null, "environment variable holding access_key's secret", false),
+            new Option("tls_enabled", "false", "TLS to every name server and broker (true or false)", false),
+            new Option("tls_ca_file", null,
+                    "PEM CA the RocketMQ servers' certificates must chain to (default: the JVM's trust store)", false),
+            new Option("tls_insecure_skip_verify", "false",
+                    "accept any RocketMQ server certificate (test brokers only; warned at every start)", false),
+            new Option("allow_plaintext_credentials", "false",
+                    "allow access_key without TLS to name servers that are not loopback (warned at every start)", false),
             new Option("database", null,
                     "JDBC URL: jdbc:sqlite:/path/alarms.db (embedded default) or "
                             + "jdbc:postgresql://host:port/db (production)", true),
@@ -37,7 +48,11 @@ public final class Config {
             new Option("database_password_env", "OUTPOST_CONSUMER_DB_PASSWORD",
                     "environment variable holding the database password (never a flag: ps shows flags)", false),
             new Option("consumer_name", null,
-                    "dedupe namespace: processed_event rows are keyed (consumer_name, eventId) (default: the group)", false),
+                    "dedupe namespace: processed_event rows are keyed (consumer_name, gatewayId, eventId) (default: the group)", false),
+            new Option("dedupe_retention_hours", "720",
+                    "hours a dedupe record is kept; older ones are purged (0: never; see docs/CONSUMING.md)", false),
+            new Option("purge_interval_ms", "60000", "how often the dedupe record purge runs", false),
+            new Option("purge_batch_rows", "1000", "dedupe records deleted per purge transaction (1..100000)", false),
             new Option("batch_size", "16", "messages of one queue applied in one transaction (1..1024)", false),
             new Option("threads", "1", "consumer threads; each serves one queue at a time (1..64)", false),
             new Option("version_retries", "3",
@@ -121,6 +136,15 @@ public final class Config {
                 problems.add(e.getMessage());
             }
         }
+        for (String key : List.of("tls_enabled", "tls_insecure_skip_verify", "allow_plaintext_credentials")) {
+            if (!get(key).equals("true") && !get(key).equals("false")) {
+                problems.add(key + " must be true or false (is \"" + get(key) + "\")");
+            }
+        }
+        RocketMqAccess.check(this, problems);
+        checkRange(problems, "dedupe_retention_hours", 0, 876_000);
+        checkRange(problems, "purge_interval_ms", 1000, 86_400_000);
+        checkRange(problems, "purge_batch_rows", 1, 100_000);
         checkRange(problems, "batch_size", 1, 1024);
         checkRange(problems, "threads", 1, 64);
         checkRange(problems, "version_retries", 0, 1_000_000);
@@ -142,6 +166,11 @@ public final class Config {
 
     public String get(String key) {
         return values.get(key);
+    }
+
+    /** A true/false setting (checked at parse). */
+    public boolean flag(String key) {
+        return "true".equals(values.get(key));
     }
 
     public int integer(String key) {

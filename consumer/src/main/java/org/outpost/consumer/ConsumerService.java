@@ -9,6 +9,7 @@ import org.apache.rocketmq.client.exception.MQClientException;
 import org.apache.rocketmq.client.impl.consumer.ProcessQueue;
 import org.apache.rocketmq.common.consumer.ConsumeFromWhere;
 import org.apache.rocketmq.common.message.MessageQueue;
+import org.apache.rocketmq.remoting.RPCHook;
 
 /**
  * The RocketMQ side: a push consumer (RocketMQ's official remoting client) with an orderly
@@ -27,7 +28,10 @@ public final class ConsumerService {
      */
     public static ConsumerService start(Config config, Ledger ledger, Stats stats, EnvelopeReader reader)
             throws MQClientException {
-        DefaultMQPushConsumer consumer = new DefaultMQPushConsumer(config.group());
+        RPCHook signer = RocketMqAccess.hook(config);
+        DefaultMQPushConsumer consumer = signer == null ? new DefaultMQPushConsumer(config.group())
+                : new DefaultMQPushConsumer(config.group(), signer);
+        RocketMqAccess.applyTls(config, consumer);
         consumer.setNamesrvAddr(config.get("name_servers"));
         consumer.setInstanceName(config.instanceName());
         // A new group starts at the first stored message: nothing published before the consumer

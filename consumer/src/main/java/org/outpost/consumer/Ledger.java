@@ -22,8 +22,8 @@ import java.util.Set;
  *
  * <ol>
  *   <li>I1. An event's business rows (alarm, device_state, seq_anomaly) are written only in the
- *       transaction that inserts its dedupe record (consumer, eventId); {@link #claim} inserts a
- *       batch's records first and returns the ids it inserted. A second delivery finds the record
+ *       transaction that inserts its dedupe record (consumer, gatewayId, eventId); {@link #claim} inserts a
+ *       batch's records first and returns the keys it inserted. A second delivery finds the record
  *       (committed by an earlier batch, or claimed earlier in the same one) and writes nothing.
  *   <li>I2. {@link #apply} returns only after COMMIT returned; the caller acknowledges the offset
  *       to RocketMQ only after that. A crash before the COMMIT leaves nothing (the redelivery
@@ -34,6 +34,10 @@ import java.util.Set;
  *       committed batch whose offset RocketMQ already holds.
  *   <li>I4. Nothing is skipped in silence: a seq gap or a late seq is applied and recorded
  *       (seq_anomaly, log, counter); a bad message is recorded in quarantine with its reason.
+ *   <li>I5. The {@link Purger} deletes dedupe records older than dedupe_retention_hours; a repeat
+ *       arriving later still changes nothing here, because the alarm row (same key) is kept: it is
+ *       inserted first, and an alarm already there makes the event a duplicate. (An application
+ *       whose effects leave no such row must keep its records longer than any repeat can come.)
  * </ol>
  *
  * <p>One connection, one batch at a time (apply is synchronized): SQLite has one writer anyway,
@@ -53,14 +57,12 @@ public final class Ledger implements AutoCloseable {
     /**
      * @param consumer the dedupe namespace: two consumers with different names each apply every
      *     event once
-     * @param dedupe false only for the throughput bench (no dedupe record: redeliveries fail)
+     * @param dedupe false only for the throughput bench (no dedupe record: only the alarm row's key)
      */
     public Ledger(String url, String user, String password, String consumer, boolean dedupe, FaultPoints faults) {
         this.url = url;
         this.dialect = Dialect.ofUrl(url);
-        this.credentials = new Properties();
-        if (user != null) credentials.setProperty("user", user);
-        if (password != null) credentials.setProperty("password", password);
+        this.credentials = credentials(user, password);
         this.consumer = consumer;
         this.dedupe = dedupe;
         this.faults = faults;
@@ -70,25 +72,46 @@ public final class Ledger implements AutoCloseable {
         return dialect;
     }
 
-    /** Connects (if not connected) and creates the tables that are missing. */
+    /**
+     * Connects (if not connected) and brings the schema to the version this consumer knows
+     * ({@link Migrations}); Migrations.TooNewException if a newer consumer migrated it.
+     */
     public synchronized void open() throws SQLException {
         if (connection != null) return;
-        Connection opened = DriverManager.getConnection(url, credentials);
-        try (Statement statement = opened.createStatement()) {
-            if (dialect == Dialect.SQLITE) {
-                statement.execute("PRAGMA busy_timeout = 10000");
-                statement.execute("PRAGMA journal_mode = WAL");
-                statement.execute("PRAGMA synchronous = FULL");  // I3: a returned COMMIT survives a power cut
-            } else {
-                statement.execute("SET synchronous_commit = on");  // I3, whatever the server default
-            }
-            for (String ddl : dialect.ddl()) statement.execute(ddl);
-        } catch (SQLException e) {
+        Connection opened = connect(url, credentials, dialect);
+        try {
+            Migrations.migrate(opened, dialect);
+        } catch (SQLException | RuntimeException e) {
             opened.close();
             throw e;
         }
         opened.setAutoCommit(false);
         connection = opened;
+    }
+
+    /** A connection set up for the ledger's transactions (I3), in auto-commit mode. */
+    static Connection connect(String url, Properties credentials, Dialect dialect) throws SQLException {
+        Connection opened = DriverManager.getConnection(url, credentials);
+        try (Statement statement = opened.createStatement()) {
+            if (dialect == Dialect.SQLITE) {
+                statement.execute("PRAGMA busy_timeout = 10000");  // the purge's short transactions: wait, not fail
+                statement.execute("PRAGMA journal_mode = WAL");
+                statement.execute("PRAGMA synchronous = FULL");  // I3: a returned COMMIT survives a power cut
+            } else {
+                statement.execute("SET synchronous_commit = on");  // I3, whatever the server default
+            }
+        } catch (SQLException | RuntimeException e) {
+            opened.close();
+            throw e;
+        }
+        return opened;
+    }
+
+    static Properties credentials(String user, String password) {
+        Properties credentials = new Properties();
+        if (user != null) credentials.setProperty("user", user);
+        if (password != null) credentials.setProperty("password", password);
+        return credentials;
     }
 
     /**
@@ -101,11 +124,11 @@ public final class Ledger implements AutoCloseable {
         open();
         Outcome outcome = new Outcome();
         try {
-            Set<String> firsts = dedupe ? claim(items) : null;
+            Set<EventKey> firsts = dedupe ? claim(items) : null;
             for (Item item : items) {
                 if (item.quarantined()) {
                     quarantine(item, outcome);
-                } else if (firsts != null && !firsts.remove(item.envelope().eventId())) {
+                } else if (firsts != null && !firsts.remove(EventKey.of(item.envelope()))) {
                     outcome.duplicates++;  // I1: applied before (or earlier in this batch)
                 } else {
                     applyOne(item.envelope(), outcome);
@@ -122,6 +145,14 @@ public final class Ledger implements AutoCloseable {
     }
 
     private void applyOne(Envelope event, Outcome outcome) throws SQLException {
+        if (!insertAlarm(event)) {
+            // I5: a repeat that outlived its dedupe record (purged) still finds its alarm row.
+            outcome.duplicates++;
+            outcome.lines.add("repeat of " + event.gatewayId() + " eventId " + event.eventId()
+                    + " arrived after its dedupe record was purged (dedupe_retention_hours); its alarm row "
+                    + "was there, nothing applied");
+            return;
+        }
         Long lastSeq = null;
         PreparedStatement select = statement(
                 "SELECT last_seq FROM device_state WHERE gateway_id = ? AND device_id = ?");
@@ -147,42 +178,51 @@ public final class Ledger implements AutoCloseable {
                         + "): applied, latest state kept");
             }
         }
-        insertAlarm(event);
         if (lastSeq == null || event.seq() > lastSeq) moveDeviceState(event);
         outcome.applied++;
     }
 
+    /** The dedupe key within a consumer: an eventId is unique only among its gateway's events. */
+    private record EventKey(String gatewayId, String eventId) {
+        static EventKey of(Envelope event) {
+            return new EventKey(event.gatewayId(), event.eventId());
+        }
+    }
+
     /**
-     * Inserts the dedupe records of the batch's events in one statement and returns the eventIds
-     * it inserted: the events this batch is the first to apply. The others were applied by an
+     * Inserts the dedupe records of the batch's events in one statement and returns the keys it
+     * inserted: the events this batch is the first to apply. The others were applied by an
      * earlier, committed batch (I1).
      */
-    private Set<String> claim(List<Item> items) throws SQLException {
-        Set<String> ids = new LinkedHashSet<>();
+    private Set<EventKey> claim(List<Item> items) throws SQLException {
+        Set<EventKey> keys = new LinkedHashSet<>();
         for (Item item : items) {
-            if (!item.quarantined()) ids.add(item.envelope().eventId());
+            if (!item.quarantined()) keys.add(EventKey.of(item.envelope()));
         }
-        Set<String> inserted = new HashSet<>();
-        if (ids.isEmpty()) return inserted;
-        StringBuilder sql = new StringBuilder("INSERT INTO processed_event (consumer, event_id) VALUES ");
-        for (int i = 0; i < ids.size(); i++) sql.append(i == 0 ? "(?, ?)" : ", (?, ?)");
-        sql.append(" ON CONFLICT DO NOTHING RETURNING event_id");
+        Set<EventKey> inserted = new HashSet<>();
+        if (keys.isEmpty()) return inserted;
+        StringBuilder sql = new StringBuilder("INSERT INTO processed_event (consumer, gateway_id, event_id) VALUES ");
+        for (int i = 0; i < keys.size(); i++) sql.append(i == 0 ? "(?, ?, ?)" : ", (?, ?, ?)");
+        sql.append(" ON CONFLICT DO NOTHING RETURNING gateway_id, event_id");
         PreparedStatement insert = statement(sql.toString());
         int index = 1;
-        for (String id : ids) {
+        for (EventKey key : keys) {
             insert.setString(index++, consumer);
-            insert.setString(index++, id);
+            insert.setString(index++, key.gatewayId());
+            insert.setString(index++, key.eventId());
         }
         try (ResultSet rows = insert.executeQuery()) {
-            while (rows.next()) inserted.add(rows.getString(1));
+            while (rows.next()) inserted.add(new EventKey(rows.getString(1), rows.getString(2)));
         }
         return inserted;
     }
 
-    private void insertAlarm(Envelope event) throws SQLException {
+    /** False if the alarm row was already there (I5). */
+    private boolean insertAlarm(Envelope event) throws SQLException {
         PreparedStatement insert = statement(
                 "INSERT INTO alarm (event_id, gateway_id, device_id, seq, event_type, alarm_type, severity, value, unit, "
-                        + "text, occurred_at, boot_id, uptime_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+                        + "text, occurred_at, boot_id, uptime_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                        + "ON CONFLICT (gateway_id, event_id) DO NOTHING");
         insert.setString(1, event.eventId());
         insert.setString(2, event.gatewayId());
         insert.setString(3, event.deviceId());
@@ -196,7 +236,7 @@ public final class Ledger implements AutoCloseable {
         insert.setString(11, event.occurredAt());
         insert.setString(12, event.bootId());
         insert.setLong(13, event.uptimeMs());
-        insert.executeUpdate();
+        return insert.executeUpdate() > 0;
     }
 
     private void moveDeviceState(Envelope event) throws SQLException {
@@ -270,6 +310,12 @@ public final class Ledger implements AutoCloseable {
     private void drop() {
         if (connection == null) return;
         statements.clear();  // closed with their connection
+        discard(connection);
+        connection = null;
+    }
+
+    /** Rolls back what the connection has not committed and closes it, whatever state it is in. */
+    static void discard(Connection connection) {
         try {
             connection.rollback();
         } catch (SQLException ignored) {
@@ -280,7 +326,6 @@ public final class Ledger implements AutoCloseable {
         } catch (SQLException ignored) {
             // same
         }
-        connection = null;
     }
 
     @Override

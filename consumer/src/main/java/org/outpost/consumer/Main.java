@@ -24,7 +24,7 @@ public final class Main {
         }
         if (args.size() == 2 && args.get(0).equals("--print-ddl")) {
             try {
-                for (String ddl : Dialect.ofLabel(args.get(1)).ddl()) System.out.println(ddl + ";\n");
+                System.out.print(Migrations.script(Dialect.ofLabel(args.get(1))));
                 return EXIT_OK;
             } catch (IllegalArgumentException e) {
                 System.err.println("outpost-consumer: " + e.getMessage());
@@ -70,17 +70,23 @@ public final class Main {
             System.err.println("outpost-consumer: cannot open the database " + config.get("database") + ": " + e.getMessage());
             return EXIT_FAILURE;
         }
+        for (String warning : RocketMqAccess.warnings(config)) Log.warn(warning);
         Stats stats = new Stats();
         ConsumerService service = startWithRetries(config, ledger, stats, new EnvelopeReader(schema));
         if (service == null) {
             ledger.close();
             return EXIT_FAILURE;
         }
+        Purger purger = config.integer("dedupe_retention_hours") == 0 ? null
+                : new Purger(config.get("database"), config.get("database_user"), config.databasePassword(),
+                        config.consumerName(), config.integer("dedupe_retention_hours"), config.integer("purge_batch_rows"));
+        if (purger != null) purger.start(config.integer("purge_interval_ms"));
         Log.info("consuming " + config.get("topic") + " as group " + config.group() + " into " + ledger.dialect().label()
                 + (faults.armed() != null ? " (OUTPOST_FAULT " + faults.armed() + " armed)" : "") + " " + config.describe());
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             service.stop();  // persists the acknowledged offsets
+            if (purger != null) purger.close();
             ledger.close();
             Log.info("stopped " + stats.json());
             stopped.countDown();
@@ -131,7 +137,7 @@ public final class Main {
         out.append("outpost-consumer: the reference idempotent consumer of Outpost alarm events\n\n")
                 .append("Reads a RocketMQ topic the Outpost bridge writes (orderly, queue by queue), validates\n")
                 .append("each envelope against schema/event.schema.json, and writes the alarm, the device's latest\n")
-                .append("state and the dedupe record (consumer, eventId) in ONE database transaction; the offset\n")
+                .append("state and the dedupe record (consumer, gatewayId, eventId) in ONE transaction; the offset\n")
                 .append("is acknowledged only after that COMMIT. Redeliveries change nothing; per-device seq gaps\n")
                 .append("and late arrivals are applied, logged and recorded in seq_anomaly; invalid messages and\n")
                 .append("unknown schemaVersions (after retries) go to the quarantine table with the reason.\n")
@@ -139,7 +145,7 @@ public final class Main {
                 .append("Usage:\n")
                 .append("  outpost-consumer [--config FILE] [--OPTION VALUE ...]   consume until SIGTERM/SIGINT\n")
                 .append("  outpost-consumer --check-config [--config FILE] [...]    validate the settings, exit\n")
-                .append("  outpost-consumer --print-ddl sqlite|postgresql          the tables it creates\n")
+                .append("  outpost-consumer --print-ddl sqlite|postgresql          the schema, as one script\n")
                 .append("  outpost-consumer --list-fault-points                    test kill points (OUTPOST_FAULT)\n\n")
                 .append("Options (flag, or the same key with '_' in a --config JSON object; flags win):\n");
         for (Config.Option option : Config.OPTIONS) {
@@ -151,8 +157,9 @@ public final class Main {
                 .append("  outpost-consumer --name-servers 127.0.0.1:9876 --topic outpost_alarms \\\n")
                 .append("      --group alarm-ledger --database jdbc:sqlite:/var/lib/outpost/alarms.db\n\n")
                 .append("Exit status: 0 stopped cleanly, 1 could not start (database, RocketMQ), 2 bad usage.\n")
-                .append("The tables are created if missing (IF NOT EXISTS); the database user needs CREATE the\n")
-                .append("first time, or create them beforehand from --print-ddl.\n");
+                .append("At start the consumer creates or migrates its tables (versioned, forward only); the\n")
+                .append("database user needs CREATE and ALTER then, or a privileged user runs --print-ddl's script\n")
+                .append("on an empty database beforehand. A database a newer consumer migrated is refused.\n");
         return out.toString();
     }
 }

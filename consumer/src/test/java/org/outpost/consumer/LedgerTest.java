@@ -4,55 +4,19 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Properties;
-import java.util.UUID;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.outpost.consumer.TestDatabases.Db;
 
 /**
- * The dedupe transaction against real databases: a SQLite file always, and PostgreSQL when
- * OUTPOST_POSTGRES_ENV names the env file of `scripts/postgres.sh start DIR`.
+ * The dedupe transaction against real databases ({@link TestDatabases}).
  */
 class LedgerTest {
-    record Db(String url, String user) {
-        @Override
-        public String toString() {
-            return url.startsWith("jdbc:sqlite") ? "sqlite" : "postgresql";
-        }
-    }
-
     static Stream<Db> databases() throws IOException {
-        List<Db> list = new ArrayList<>();
-        Path dir = Files.createTempDirectory("ledger-test");
-        list.add(new Db("jdbc:sqlite:" + dir.resolve("alarms.db"), null));
-        String env = System.getenv("OUTPOST_POSTGRES_ENV");
-        if (env != null && Files.exists(Path.of(env))) {
-            Properties values = new Properties();
-            try (var in = Files.newInputStream(Path.of(env))) {
-                values.load(in);
-            }
-            // A schema of its own per test: runs do not see each other's rows.
-            String schema = "t" + UUID.randomUUID().toString().replace("-", "");
-            String url = values.getProperty("PG_JDBC_URL");
-            try (Connection c = DriverManager.getConnection(url, values.getProperty("PG_USER"), null);
-                    Statement s = c.createStatement()) {
-                s.execute("CREATE SCHEMA " + schema);
-            } catch (SQLException e) {
-                throw new IOException(e);
-            }
-            list.add(new Db(url + "?currentSchema=" + schema, values.getProperty("PG_USER")));
-        }
-        return list.stream();
+        return TestDatabases.databases();
     }
 
     private static Ledger ledger(Db db) {
@@ -64,12 +28,7 @@ class LedgerTest {
     }
 
     private static long count(Db db, String sql) throws SQLException {
-        try (Connection c = DriverManager.getConnection(db.url(), db.user(), null);
-                Statement s = c.createStatement();
-                ResultSet r = s.executeQuery(sql)) {
-            r.next();
-            return r.getLong(1);
-        }
+        return db.count(sql);
     }
 
     @ParameterizedTest
@@ -156,5 +115,24 @@ class LedgerTest {
             assertEquals(1, again.apply(List.of(Item.apply(event("dev-1", 1, 1)))).duplicates());
         }
         assertEquals(1, count(db, "SELECT count(*) FROM alarm"));
+    }
+
+    @ParameterizedTest
+    @MethodSource("databases")
+    void twoGatewaysSendingTheSameEventIdAreBothAppliedAndEachRedeliveryIsDropped(Db db) throws Exception {
+        // gw-2 sends gw-1's eventId first: gw-1's alarm must still be applied.
+        var fromOther = Samples.envelope("dev-9", 1, Samples.eventId(1));
+        fromOther.put("gatewayId", "gw-2");
+        try (Ledger ledger = ledger(db)) {
+            assertEquals(1, ledger.apply(List.of(Item.apply(Envelope.of(fromOther)))).applied());
+            assertEquals(1, ledger.apply(List.of(Item.apply(event("dev-1", 1, 1)))).applied());
+            Outcome redelivered = ledger.apply(List.of(Item.apply(event("dev-1", 1, 1)),
+                    Item.apply(Envelope.of(fromOther.deepCopy()))));
+            assertEquals(0, redelivered.applied());
+            assertEquals(2, redelivered.duplicates());
+        }
+        assertEquals(2, count(db, "SELECT count(*) FROM alarm WHERE event_id = '" + Samples.eventId(1) + "'"));
+        assertEquals(1, count(db, "SELECT count(*) FROM alarm WHERE gateway_id = 'gw-1'"));
+        assertEquals(2, count(db, "SELECT count(*) FROM processed_event"));
     }
 }
