@@ -18,6 +18,7 @@
 #include <string>
 
 #include "bridge/bridge_stats.h"
+#include "bridge/broker_durability_watch.h"
 #include "bridge/config.h"
 #include "bridge/delivery.h"
 #include "bridge/log.h"
@@ -247,8 +248,7 @@ int run_bridge(const BridgeConfig& config, int stats_fd,
         log_error(security.status().message());
         return kExitUsage;
     }
-    RocketMqSink sink(config.rocketmq,
-                      std::move(security).value());  // one producer shared by all sessions
+    RocketMqSink sink(config.rocketmq, *security);  // one producer shared by all sessions
     auto delivery = Delivery::create(config, sink, stats, stop);
     if (!delivery.is_ok()) {
         log_error(delivery.status().to_string());
@@ -280,7 +280,13 @@ int run_bridge(const BridgeConfig& config, int stats_fd,
                 counts.rejections_offered};
         });
     }
-    const FiguresWithSettings shown(stats, config);
+    const FiguresWithSettings settings(stats, config);
+    // A session process leaves the broker survey to its supervisor.
+    std::unique_ptr<BrokerDurabilityWatch> brokers;
+    if (stats_fd < 0) {
+        brokers = std::make_unique<BrokerDurabilityWatch>(settings, config, *security);
+    }
+    const FiguresSource& shown = brokers ? static_cast<const FiguresSource&>(*brokers) : settings;
     StatusReporter reporter(config.status, shown);
     std::unique_ptr<outpost::MetricsServer> metrics;
     if (!start_metrics(config, shown, &metrics)) return kExitFailure;
@@ -342,6 +348,12 @@ int run_supervisor(const BridgeConfig& config, const std::string& config_path) {
         log_error(std::string("cannot wait for signals: ") + std::strerror(errno));
         return kExitFailure;
     }
+    outpost::Result<outpost::rocketmq::ClientSecurity> security =
+        load_rocketmq_security(config.rocketmq);
+    if (!security.is_ok()) {
+        log_error(security.status().message());
+        return kExitUsage;
+    }
     const std::string program = outpost::own_program();
     if (program.empty()) {
         log_error("cannot read /proc/self/exe to start the session processes");
@@ -355,7 +367,9 @@ int run_supervisor(const BridgeConfig& config, const std::string& config_path) {
         return kExitFailure;
     }
     const SessionProcesses& totals = **processes;
-    const FiguresWithSettings shown(totals, config);
+    const FiguresWithSettings settings(totals, config);
+    // The session processes' brokers, surveyed once for them all.
+    const BrokerDurabilityWatch shown(settings, config, *security);
     StatusReporter reporter(config.status, shown);
     std::unique_ptr<outpost::MetricsServer> metrics;
     if (!start_metrics(config, shown, &metrics)) return kExitFailure;
