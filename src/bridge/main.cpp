@@ -153,14 +153,18 @@ replaced atomically), e.g.
  "quarantined":{"total":8,"schema_violation":5,..},
  "rocketmq_errors":{"total":4,"16:NO_PERMISSION":1,"none:unavailable":2,"none:timeout":1},
  "holding":false,"held_ms_max":1234,"send_latency_ms":{"count":118,"p50":1.7,"p99":9.5}}
-A final line is written at exit.
+A final line is written at exit. "rocketmq_brokers" tells, per RocketMQ
+broker, its flushDiskType and brokerRole and whether SEND_OK is durable
+(read at start and every minute; not durable or unknown is also logged as
+a warning once; docs/operations/bridge.md).
 
 metrics: with metrics.listen ("127.0.0.1:9465"; "" = off; a non-loopback
 address needs allow_non_loopback), GET /metrics answers the Prometheus text
 format: outpost_bridge_forwarded_total, _quarantined_total{reason},
 _duplicates_suppressed_total, _rocketmq_errors_total{code,name},
 _send_latency_seconds (histogram), _mqtt_connected{client_id}, _holding,
-_held_longest_seconds, _in_hand and more (docs/reference/metrics.md).
+_held_longest_seconds, _in_hand, _rocketmq_broker_durable{broker} (1, 0,
+-1 unknown) and more (docs/reference/metrics.md).
 
 systemd: with Type=notify, READY=1 is sent once the configuration is loaded,
 the metrics endpoint listens and the MQTT session started; STATUS= carries
