@@ -45,7 +45,9 @@
 //
 // Needs mosquitto (started here) and RocketMQ: the one OUTPOST_ROCKETMQ_ENV
 // names, else one started here with scripts/rocketmq.sh (a minute or two)
-// with flushDiskType=SYNC_FLUSH. The flush type in use is printed.
+// with flushDiskType=SYNC_FLUSH. The summary names the broker's flushDiskType
+// and brokerRole, read from it (GET_BROKER_CONFIG), and whether its SEND_OK
+// is durable ("send_ok").
 //
 // Usage: bridge_bench [--messages=4000] [--devices=64] [--rounds=5]
 //                     [--sessions=1,2,4,8] [--in-flight=32] [--delay-ms=0]
@@ -73,6 +75,7 @@
 #include "delay_proxy.h"
 #include "mosquitto_fixture.h"
 #include "process_cpu.h"
+#include "rocketmq/broker_durability.h"
 #include "rocketmq/producer.h"
 #include "temp_dir.h"
 
@@ -195,6 +198,11 @@ class RocketMq final {
         }
         read_pairs(path, '=', &env_);
         read_pairs(env_["ROCKETMQ_DIR"] + "/broker.conf", '=', &broker_conf_);
+        // The settings the broker runs with, as it reports them.
+        rocketmq::Connection broker(broker_address());
+        auto settings = rocketmq::query_broker_settings(broker, std::chrono::seconds(10));
+        durability_ = settings.is_ok() ? rocketmq::judge_broker_durability(*settings)
+                                       : rocketmq::unknown_durability(settings.status());
     }
     ~RocketMq() {
         if (own_dir_) {
@@ -206,7 +214,9 @@ class RocketMq final {
 
     std::string name_servers() { return env_["NAMESRV_ADDR"]; }
     std::string broker_address() { return env_["BROKER_ADDR"]; }
-    std::string flush_disk_type() { return broker_conf_["flushDiskType"]; }
+    // flushDiskType and brokerRole as GET_BROKER_CONFIG read them, and
+    // whether SEND_OK is durable (rocketmq/broker_durability.h).
+    const rocketmq::BrokerDurability& durability() const { return durability_; }
     pid_t broker_pid() { return static_cast<pid_t>(std::atoi(env_["BROKER_PID"].c_str())); }
     std::string advertised_ip() { return broker_conf_["brokerIP1"]; }
 
@@ -228,6 +238,7 @@ class RocketMq final {
     std::unique_ptr<testing::TempDir> own_dir_;
     std::map<std::string, std::string> env_;
     std::map<std::string, std::string> broker_conf_;
+    rocketmq::BrokerDurability durability_;
 };
 
 nlohmann::json bridge_config(const std::string& mqtt_uri, const std::string& name_servers,
@@ -617,7 +628,9 @@ int main(int argc, char** argv) {
                         {"sessions", setups[c].sessions},
                         {"in_flight", setups[c].in_flight},
                         {"delay_ms", args.delay_ms},
-                        {"flush_disk_type", rocketmq.flush_disk_type()},
+                        {"flush_disk_type", rocketmq.durability().flush_disk_type},
+                        {"broker_role", rocketmq.durability().broker_role},
+                        {"send_ok", rocketmq::durability_name(rocketmq.durability().verdict)},
                         {"rounds", args.rounds},
                         {"messages_per_round", args.messages},
                         {"producer_msg_per_s", std::round(bench::median(r.producer_rates))},

@@ -11,6 +11,7 @@
 
 #include "proof/child.h"
 #include "rocketmq/admin.h"
+#include "rocketmq/broker_durability.h"
 
 namespace outpost::torture {
 namespace {
@@ -58,6 +59,16 @@ std::unique_ptr<BridgeLeg> BridgeLeg::start(const CampaignOptions& options,
     if (!status) {
         *error = "cannot create RocketMQ topic " + leg->topic_ + ": " + status.to_string();
         return nullptr;
+    }
+    // What the campaign's SEND_OK meant: printed with its verdict.
+    const auto brokers = rocketmq::survey_broker_durability({leg->rocketmq_["NAMESRV_ADDR"]},
+                                                            {leg->topic_}, {}, kRocketMqTimeout);
+    if (brokers.is_ok()) {
+        for (const rocketmq::BrokerReport& report : *brokers) {
+            leg->broker_settings_.push_back(rocketmq::describe_broker_report(report));
+        }
+    } else {
+        leg->broker_settings_.push_back("brokers not read: " + brokers.status().to_string());
     }
     leg->run_name_ = run_name;
     leg->broker_uri_ = broker_uri;

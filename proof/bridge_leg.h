@@ -11,6 +11,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "proof/fault_plan.h"
 #include "proof/observer.h"
@@ -62,6 +63,10 @@ class BridgeLeg final {
     std::string kills_per_point() const { return planner_.kills_per_point(); }
     const std::string& topic() const { return topic_; }
     std::string name_servers() const { return rocketmq_.at("NAMESRV_ADDR"); }
+    // The RocketMQ brokers behind the topic as read at start: one line each
+    // with flushDiskType, brokerRole and whether SEND_OK is durable
+    // (rocketmq/broker_durability.h), or why they could not be read.
+    const std::vector<std::string>& broker_settings() const { return broker_settings_; }
     std::string log_tail() const;
 
   private:
@@ -79,6 +84,7 @@ class BridgeLeg final {
     const std::string scratch_;
     std::map<std::string, std::string> rocketmq_;  // NAMESRV_ADDR, BROKER_ADDR, ROCKETMQ_DIR
     std::string topic_;
+    std::vector<std::string> broker_settings_;
     std::string run_name_;
     std::string broker_uri_;
     std::string config_path_;

@@ -344,6 +344,9 @@ int e2e_campaign(const CampaignOptions& options) {
     if (bridge) {
         std::printf("bridge kills per point:%s\n", bridge->kills_per_point().c_str());
         std::printf("rocketmq: %s\n", rocketmq.summary().c_str());
+        for (const std::string& line : bridge->broker_settings()) {
+            std::printf("rocketmq %s\n", line.c_str());
+        }
         if (!problems.empty()) std::printf("bridge log (tail):\n%s\n", bridge->log_tail().c_str());
     }
     if (consumer) {

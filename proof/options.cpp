@@ -35,7 +35,10 @@ Usage: outpost-torture --mode powercut|kill|e2e|vm|vm-run [options]
                     With RocketMQ (--rocketmq, or OUTPOST_ROCKETMQ_ENV set),
                     outpost-bridge runs too, killed at the bridge fault points
                     and restarted, and RocketMQ must hold every acknowledged
-                    alarm and nothing else (read with mqadmin printMsg).
+                    alarm and nothing else (read with mqadmin printMsg). The
+                    report names each RocketMQ broker's flushDiskType and
+                    brokerRole and whether its SEND_OK is durable
+                    ("rocketmq broker ..." lines).
   --mode vm         power cuts replayed at the flushes of an emulated arm64
                     gateway's disk: each recording boots the gateway VM
                     (QEMU TCG; scripts/gateway-vm/build) on a fresh ext4 data

@@ -20,6 +20,8 @@
 #   NAMESRV_PID=...  BROKER_PID=...
 #   ROCKETMQ_DIR=DIR
 #   ROCKETMQ_SCRIPT=/path/to/this/rocketmq.sh  (tools that run mqadmin find it here)
+#   ROCKETMQ_FLUSH_DISK_TYPE=ASYNC_FLUSH|SYNC_FLUSH  the broker's flushDiskType
+#                                 (start-broker keeps it)
 # Test runners export OUTPOST_ROCKETMQ_ENV=DIR/env; the RocketMQ integration
 # tests skip (exit 77) when it is unset.
 #
@@ -70,7 +72,7 @@ die() {
 }
 
 usage() {
-  sed -n '2,53p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,55p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -307,6 +309,7 @@ ROCKETMQ_DIR=$dir
 ROCKETMQ_SCRIPT=$script_dir/rocketmq.sh
 ROCKETMQ_AUTH=${ROCKETMQ_AUTH:-0}
 ROCKETMQ_TLS=${ROCKETMQ_TLS:-0}
+ROCKETMQ_FLUSH_DISK_TYPE=${ROCKETMQ_FLUSH_DISK_TYPE:-ASYNC_FLUSH}
 EOF
   if [[ "${ROCKETMQ_AUTH:-0}" == 1 ]]; then
     printf 'ROCKETMQ_ACCESS_KEY=outpost_bridge\nROCKETMQ_SECRET_FILE=%s\n' "$dir/bridge.secret" \

@@ -1,6 +1,7 @@
 # Sourced by scripts/test and scripts/sanitize: the services the integration
 # suites need, one RocketMQ name server + broker, one more with authentication
-# and one with TLS enforced (the bridge's security tests), and one PostgreSQL
+# and one with TLS enforced (the bridge's security tests; it is also the
+# suite's SYNC_FLUSH broker, the others flush asynchronously), and one PostgreSQL
 # server, started for a whole run (mosquitto, and mochi-mqtt, the second MQTT
 # broker, are started by the tests themselves).
 #
@@ -21,7 +22,7 @@ start_services() {
   echo "== starting RocketMQ with authentication, and one with TLS enforced"
   ROCKETMQ_AUTH=1 scripts/rocketmq.sh start "$work/rocketmq-auth"
   export OUTPOST_ROCKETMQ_AUTH_ENV="$work/rocketmq-auth/env"
-  ROCKETMQ_TLS=1 scripts/rocketmq.sh start "$work/rocketmq-tls"
+  ROCKETMQ_TLS=1 ROCKETMQ_FLUSH_DISK_TYPE=SYNC_FLUSH scripts/rocketmq.sh start "$work/rocketmq-tls"
   export OUTPOST_ROCKETMQ_TLS_ENV="$work/rocketmq-tls/env"
   echo "== starting PostgreSQL for the consumer's tests"
   chmod 755 "$work"  # the server runs as the postgres user when we are root

@@ -170,6 +170,19 @@ std::string figures_json_line(const BridgeFigures& now) {
     }
     if (!now.rocketmq_refused.empty()) line["rocketmq_refused"] = now.rocketmq_refused;
     if (!now.tls_verify_disabled.empty()) line["tls_verify_disabled"] = now.tls_verify_disabled;
+    if (!now.rocketmq_brokers.empty()) {
+        nlohmann::json brokers = nlohmann::json::object();
+        for (const rocketmq::BrokerReport& report : now.rocketmq_brokers) {
+            const rocketmq::BrokerDurability& judged = report.durability;
+            brokers[report.broker_name] = {{"address", report.address},
+                                           {"flushDiskType", judged.flush_disk_type},
+                                           {"brokerRole", judged.broker_role},
+                                           {"inSyncReplicas", judged.in_sync_replicas},
+                                           {"durable", rocketmq::durability_name(judged.verdict)},
+                                           {"reason", judged.reason}};
+        }
+        line["rocketmq_brokers"] = brokers;
+    }
     if (now.receipts) {  // receipts
         const ReceiptFigures& receipts = *now.receipts;
         line["receipts"] = {{"ids_offered", receipts.ids_offered},

@@ -24,6 +24,11 @@
 // "tls_verify_disabled":["mqtt"] appears only when a leg accepts any
 // server certificate (mqtt.tls.verify_server false,
 // rocketmq.tls.insecure_skip_verify true).
+// "rocketmq_brokers":{"broker-a":{"address":"10.0.0.5:10911",
+//    "flushDiskType":"ASYNC_FLUSH","brokerRole":"ASYNC_MASTER","inSyncReplicas":"1",
+//    "durable":"not_durable","reason":"..."}} appears once the brokers were
+// surveyed (broker_durability_watch.h); durable: durable, not_durable or
+// unknown (flushDiskType and the rest then empty, reason says why).
 // "holding" is true while a message waits inside the callback for RocketMQ.
 // "mqtt_connected" is true while every MQTT session is connected;
 // "mqtt_sessions" tells them apart by client id.
@@ -43,6 +48,7 @@
 #include "bridge/latency_histogram.h"
 #include "bridge/quarantine_reason.h"
 #include "outpost/status.h"
+#include "rocketmq/broker_durability.h"
 
 namespace outpost::bridge {
 
@@ -103,6 +109,10 @@ struct BridgeFigures {
     // The legs ("mqtt", "rocketmq") whose server certificate is not
     // verified, from the configuration (weakened_security.h).
     std::vector<std::string> tls_verify_disabled;
+    // The RocketMQ brokers written to and whether their SEND_OK is durable,
+    // from the latest survey (broker_durability_watch.h); empty before the
+    // first one and in a session process (its supervisor surveys).
+    std::vector<rocketmq::BrokerReport> rocketmq_brokers;
 
     // Messages whose outcome is final: forwarded, quarantined or suppressed.
     std::uint64_t settled() const { return forwarded + quarantined_total + duplicates; }

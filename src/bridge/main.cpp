@@ -18,6 +18,7 @@
 #include <string>
 
 #include "bridge/bridge_stats.h"
+#include "bridge/broker_durability_watch.h"
 #include "bridge/config.h"
 #include "bridge/delivery.h"
 #include "bridge/log.h"
@@ -152,14 +153,18 @@ replaced atomically), e.g.
  "quarantined":{"total":8,"schema_violation":5,..},
  "rocketmq_errors":{"total":4,"16:NO_PERMISSION":1,"none:unavailable":2,"none:timeout":1},
  "holding":false,"held_ms_max":1234,"send_latency_ms":{"count":118,"p50":1.7,"p99":9.5}}
-A final line is written at exit.
+A final line is written at exit. "rocketmq_brokers" tells, per RocketMQ
+broker, its flushDiskType and brokerRole and whether SEND_OK is durable
+(read at start and every minute; not durable or unknown is also logged as
+a warning once; docs/operations/bridge.md).
 
 metrics: with metrics.listen ("127.0.0.1:9465"; "" = off; a non-loopback
 address needs allow_non_loopback), GET /metrics answers the Prometheus text
 format: outpost_bridge_forwarded_total, _quarantined_total{reason},
 _duplicates_suppressed_total, _rocketmq_errors_total{code,name},
 _send_latency_seconds (histogram), _mqtt_connected{client_id}, _holding,
-_held_longest_seconds, _in_hand and more (docs/reference/metrics.md).
+_held_longest_seconds, _in_hand, _rocketmq_broker_durable{broker} (1, 0,
+-1 unknown) and more (docs/reference/metrics.md).
 
 systemd: with Type=notify, READY=1 is sent once the configuration is loaded,
 the metrics endpoint listens and the MQTT session started; STATUS= carries
@@ -247,8 +252,7 @@ int run_bridge(const BridgeConfig& config, int stats_fd,
         log_error(security.status().message());
         return kExitUsage;
     }
-    RocketMqSink sink(config.rocketmq,
-                      std::move(security).value());  // one producer shared by all sessions
+    RocketMqSink sink(config.rocketmq, *security);  // one producer shared by all sessions
     auto delivery = Delivery::create(config, sink, stats, stop);
     if (!delivery.is_ok()) {
         log_error(delivery.status().to_string());
@@ -280,7 +284,13 @@ int run_bridge(const BridgeConfig& config, int stats_fd,
                 counts.rejections_offered};
         });
     }
-    const FiguresWithSettings shown(stats, config);
+    const FiguresWithSettings settings(stats, config);
+    // A session process leaves the broker survey to its supervisor.
+    std::unique_ptr<BrokerDurabilityWatch> brokers;
+    if (stats_fd < 0) {
+        brokers = std::make_unique<BrokerDurabilityWatch>(settings, config, *security);
+    }
+    const FiguresSource& shown = brokers ? static_cast<const FiguresSource&>(*brokers) : settings;
     StatusReporter reporter(config.status, shown);
     std::unique_ptr<outpost::MetricsServer> metrics;
     if (!start_metrics(config, shown, &metrics)) return kExitFailure;
@@ -342,6 +352,12 @@ int run_supervisor(const BridgeConfig& config, const std::string& config_path) {
         log_error(std::string("cannot wait for signals: ") + std::strerror(errno));
         return kExitFailure;
     }
+    outpost::Result<outpost::rocketmq::ClientSecurity> security =
+        load_rocketmq_security(config.rocketmq);
+    if (!security.is_ok()) {
+        log_error(security.status().message());
+        return kExitUsage;
+    }
     const std::string program = outpost::own_program();
     if (program.empty()) {
         log_error("cannot read /proc/self/exe to start the session processes");
@@ -355,7 +371,9 @@ int run_supervisor(const BridgeConfig& config, const std::string& config_path) {
         return kExitFailure;
     }
     const SessionProcesses& totals = **processes;
-    const FiguresWithSettings shown(totals, config);
+    const FiguresWithSettings settings(totals, config);
+    // The session processes' brokers, surveyed once for them all.
+    const BrokerDurabilityWatch shown(settings, config, *security);
     StatusReporter reporter(config.status, shown);
     std::unique_ptr<outpost::MetricsServer> metrics;
     if (!start_metrics(config, shown, &metrics)) return kExitFailure;

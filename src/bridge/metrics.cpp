@@ -99,6 +99,20 @@ std::string render_bridge_metrics(const BridgeFigures& figures) {
         out.sample("outpost_bridge_tls_verify_disabled", PrometheusText::labels({{"leg", leg}}),
                    off ? 1 : 0);
     }
+    if (!figures.rocketmq_brokers.empty()) {  // broker_durability_watch.h
+        out.family("outpost_bridge_rocketmq_broker_durable", "gauge",
+                   "1 when this RocketMQ broker answers SEND_OK only after an fsync "
+                   "(SYNC_FLUSH) or a slave's copy (SYNC_MASTER, inSyncReplicas >= 2); 0 when "
+                   "not; -1 when unknown (its configuration could not be read or judged).");
+        for (const rocketmq::BrokerReport& report : figures.rocketmq_brokers) {
+            const rocketmq::Durability verdict = report.durability.verdict;
+            out.sample("outpost_bridge_rocketmq_broker_durable",
+                       PrometheusText::labels({{"broker", report.broker_name}}),
+                       verdict == rocketmq::Durability::kDurable      ? 1
+                       : verdict == rocketmq::Durability::kNotDurable ? 0
+                                                                      : -1);
+        }
+    }
     out.counter("outpost_bridge_mqtt_connects_total", "Successful MQTT connects, all sessions.",
                 figures.mqtt_connects);
 

@@ -13,6 +13,9 @@
 //                                    sessions add label values, not families
 //   tls_verify_disabled{leg}         1 when the mqtt or rocketmq leg accepts
 //                                    any server certificate
+//   rocketmq_broker_durable{broker}  1 / 0 / -1: the broker's SEND_OK is
+//                                    durable, not, unknown (once surveyed;
+//                                    broker_durability_watch.h)
 //   holding, held_longest_seconds    a message held unacknowledged while
 //                                    RocketMQ fails, and the longest such hold
 //   in_hand                          received and not yet settled (the watchdog's

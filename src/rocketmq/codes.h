@@ -10,6 +10,7 @@ namespace outpost::rocketmq {
 // Request codes.
 constexpr std::int32_t kRequestSendMessage = 10;
 constexpr std::int32_t kRequestUpdateAndCreateTopic = 17;
+constexpr std::int32_t kRequestGetBrokerConfig = 26;
 constexpr std::int32_t kRequestGetRouteInfoByTopic = 105;
 
 // Response codes.

@@ -135,3 +135,37 @@ TEST_CASE("a client id with quotes or backslashes is escaped in its label", "[br
     CHECK(text.find("outpost_bridge_mqtt_connected{client_id=\"odd\\\"id\\\\x\"} 1") !=
           std::string::npos);
 }
+
+TEST_CASE(
+    "each surveyed broker's durability is 1, 0 or -1 in the scrape and named in the status line",
+    "[bridge]") {
+    BridgeFigures figures = BridgeStats().figures();
+    CHECK(render_bridge_metrics(figures).find("outpost_bridge_rocketmq_broker_durable") ==
+          std::string::npos);  // not surveyed yet: no family
+    CHECK(nlohmann::json::parse(figures_json_line(figures)).count("rocketmq_brokers") == 0);
+
+    using namespace outpost::rocketmq;
+    const auto report = [](const char* name, const char* flush) {
+        BrokerSettings settings{{"flushDiskType", flush}, {"brokerRole", "ASYNC_MASTER"}};
+        return BrokerReport{name, "10.0.0.1:10911", judge_broker_durability(settings)};
+    };
+    figures.rocketmq_brokers = {
+        report("broker-a", "SYNC_FLUSH"), report("broker-b", "ASYNC_FLUSH"),
+        BrokerReport{"broker-c", "10.0.0.3:10911",
+                     unknown_durability(outpost::Status::error(outpost::StatusCode::kRejected,
+                                                               "refused"))}};
+    const std::map<std::string, double> samples = samples_of(render_bridge_metrics(figures));
+    CHECK(samples.at("outpost_bridge_rocketmq_broker_durable{broker=\"broker-a\"}") == 1);
+    CHECK(samples.at("outpost_bridge_rocketmq_broker_durable{broker=\"broker-b\"}") == 0);
+    CHECK(samples.at("outpost_bridge_rocketmq_broker_durable{broker=\"broker-c\"}") == -1);
+
+    const nlohmann::json brokers =
+        nlohmann::json::parse(figures_json_line(figures)).at("rocketmq_brokers");
+    CHECK(brokers.at("broker-a").at("durable") == "durable");
+    CHECK(brokers.at("broker-b").at("durable") == "not_durable");
+    CHECK(brokers.at("broker-b").at("flushDiskType") == "ASYNC_FLUSH");
+    CHECK(brokers.at("broker-c").at("durable") == "unknown");
+    CHECK(brokers.at("broker-c").at("reason").get<std::string>().find("refused") !=
+          std::string::npos);
+    CHECK(brokers.at("broker-a").at("address") == "10.0.0.1:10911");
+}

@@ -1,0 +1,132 @@
+// The broker survey (rocketmq/broker_durability.h) against the runner's real
+// brokers: it reads each one's flushDiskType and brokerRole over the
+// remoting protocol and judges SEND_OK as scripts/rocketmq.sh configured it.
+//
+// Env files (scripts/rocketmq.sh start DIR writes them; a missing one skips
+// its case, all missing skips the test):
+//   OUTPOST_ROCKETMQ_ENV       the suite's broker (ASYNC_FLUSH, ASYNC_MASTER)
+//   OUTPOST_ROCKETMQ_TLS_ENV   TLS enforced; the suite starts it SYNC_FLUSH
+//   OUTPOST_ROCKETMQ_AUTH_ENV  ACL on: an unsigned request is refused
+#define CATCH_CONFIG_RUNNER
+#include <catch2/catch.hpp>
+#include <catch2/catch_reporter_tap.hpp>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "rocketmq/broker_durability.h"
+#include "rocketmq/tls_socket.h"
+
+namespace {
+
+using namespace std::chrono_literals;
+using namespace outpost::rocketmq;
+
+using Env = std::map<std::string, std::string>;
+
+// The env file named by `variable`, or empty when unset.
+Env read_env(const char* variable) {
+    Env env;
+    const char* path = std::getenv(variable);
+    if (path == nullptr || *path == '\0') return env;
+    std::ifstream file(path);
+    std::string line;
+    while (std::getline(file, line)) {
+        const auto equals = line.find('=');
+        if (equals != std::string::npos) env[line.substr(0, equals)] = line.substr(equals + 1);
+    }
+    return env;
+}
+
+std::string file_text(const std::string& path) {
+    std::ifstream file(path);
+    std::stringstream text;
+    text << file.rdbuf();
+    std::string secret = text.str();
+    while (!secret.empty() && (secret.back() == '\n' || secret.back() == '\r')) secret.pop_back();
+    return secret;
+}
+
+// The one broker behind the instance of `env`, surveyed through its name
+// server for a topic nobody created (the template topic's brokers answer).
+BrokerReport survey_one(const Env& env, const ClientSecurity& security = {}) {
+    auto reports = survey_broker_durability({env.at("NAMESRV_ADDR")}, {"outpost_survey_probe"},
+                                            security, 5s);
+    INFO((reports.is_ok() ? std::string("surveyed") : reports.status().to_string()));
+    REQUIRE(reports.is_ok());
+    REQUIRE(reports->size() == 1);
+    const BrokerReport report = reports->front();
+    INFO(describe_broker_report(report));
+    CHECK(report.address == env.at("BROKER_ADDR"));
+    return report;
+}
+
+}  // namespace
+
+TEST_CASE("an ASYNC_FLUSH, ASYNC_MASTER broker is reported as not durable, settings read back") {
+    const Env env = read_env("OUTPOST_ROCKETMQ_ENV");
+    if (env.empty() || env.count("ROCKETMQ_FLUSH_DISK_TYPE") == 0 ||
+        env.at("ROCKETMQ_FLUSH_DISK_TYPE") != "ASYNC_FLUSH") {
+        SUCCEED("OUTPOST_ROCKETMQ_ENV is not an ASYNC_FLUSH broker");
+        return;
+    }
+    const BrokerReport report = survey_one(env);
+    CHECK(report.broker_name == "outpost-broker-a");
+    CHECK(report.durability.flush_disk_type == "ASYNC_FLUSH");
+    CHECK(report.durability.broker_role == "ASYNC_MASTER");
+    CHECK(report.durability.verdict == Durability::kNotDurable);
+}
+
+TEST_CASE("a SYNC_FLUSH broker is reported as durable, read over TLS") {
+    const Env env = read_env("OUTPOST_ROCKETMQ_TLS_ENV");
+    if (env.empty() || env.count("ROCKETMQ_FLUSH_DISK_TYPE") == 0 ||
+        env.at("ROCKETMQ_FLUSH_DISK_TYPE") != "SYNC_FLUSH") {
+        SUCCEED("OUTPOST_ROCKETMQ_TLS_ENV is not a SYNC_FLUSH broker");
+        return;
+    }
+    TlsOptions tls;
+    tls.ca_file = env.at("ROCKETMQ_TLS_CA");
+    auto context = TlsContext::create(tls);
+    REQUIRE(context.is_ok());
+    ClientSecurity security;
+    security.tls = *context;
+    const BrokerReport report = survey_one(env, security);
+    CHECK(report.durability.flush_disk_type == "SYNC_FLUSH");
+    CHECK(report.durability.verdict == Durability::kDurable);
+}
+
+TEST_CASE("a broker that refuses the configuration request is reported as unknown, with why") {
+    const Env env = read_env("OUTPOST_ROCKETMQ_AUTH_ENV");
+    if (env.empty()) {
+        SUCCEED("OUTPOST_ROCKETMQ_AUTH_ENV is not set");
+        return;
+    }
+    // The name server answers route lookups to anyone; the broker
+    // authenticates every request, so an unsigned one is refused.
+    const BrokerReport report = survey_one(env);
+    CHECK(report.durability.verdict == Durability::kUnknown);
+    CHECK(report.durability.flush_disk_type.empty());
+    CHECK(report.durability.reason.find("refused to show its configuration") != std::string::npos);
+
+    SECTION("signed as the bridge's user it is read: the refusal was the ACL's") {
+        ClientSecurity security;
+        security.credentials =
+            Credentials{env.at("ROCKETMQ_ACCESS_KEY"), file_text(env.at("ROCKETMQ_SECRET_FILE"))};
+        const BrokerReport read = survey_one(env, security);
+        CHECK(read.durability.verdict == Durability::kNotDurable);
+    }
+}
+
+int main(int argc, char* argv[]) {
+    if (read_env("OUTPOST_ROCKETMQ_ENV").empty() && read_env("OUTPOST_ROCKETMQ_TLS_ENV").empty() &&
+        read_env("OUTPOST_ROCKETMQ_AUTH_ENV").empty()) {
+        std::printf("1..0 # SKIP no RocketMQ env file is set (scripts/rocketmq.sh start DIR)\n");
+        return 0;
+    }
+    return Catch::Session().run(argc, argv);
+}
