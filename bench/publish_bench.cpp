@@ -8,6 +8,7 @@
 //           publisher from its first status that says connected);
 //           "ratio_from_start" counts the publisher's from start(), and
 //           "startup_ms" / "raw_paho_connect_ms" say what that start cost;
+//           "round_publisher_per_s" / "round_raw_paho_per_s" each round's pair;
 //   steady  record->PUBACK latency at a steady alarm rate (target p99 <=
 //           20 ms on loopback), where "record" is the envelope's uptimeMs,
 //           sampled as the store's transaction begins (so it includes the
@@ -49,6 +50,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
@@ -393,6 +395,12 @@ double cores_busy(const std::map<std::string, double>& us_per_alarm, double alar
     return us * alarms_per_s / 1e6;
 }
 
+std::vector<int64_t> rounded_rates(const std::vector<double>& rates) {
+    std::vector<int64_t> out;
+    for (double rate : rates) out.push_back(std::llround(rate));
+    return out;
+}
+
 // Three rounds, medians: a shared 2-core box makes single runs noisy.
 nlohmann::json drain(const testing::Mosquitto& broker, const Args& args, bool receipts) {
     std::vector<DrainRound> rounds;
@@ -425,6 +433,8 @@ nlohmann::json drain(const testing::Mosquitto& broker, const Args& args, bool re
             {"rate_counts", receipts ? "rows confirmed by a receipt" : "rows SENT"},
             {"sent_per_s", static_cast<int64_t>(bench::median(sent_rates))},
             {"round_ratios", ratios},
+            {"round_publisher_per_s", rounded_rates(publisher_rates)},
+            {"round_raw_paho_per_s", rounded_rates(raw_rates)},
             {"alarms", args.alarms},
             {"rounds", args.rounds},
             {"window", last.window},

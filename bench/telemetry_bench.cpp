@@ -24,9 +24,11 @@
 // Per kind, in microseconds: the publisher's record->PUBACK and
 // publish->PUBACK p50/p99 per slice (its own percentiles), record_alarm()
 // alone (the store's commit) and an independent subscriber's
-// record->arrival over every alarm. The verdict, per loaded kind: ratio to
-// quiet of the median over slices of the publisher's p99s, and of the p99s
-// pooled over all slices of record_alarm() and of the subscriber's clock.
+// record->arrival over every alarm, the last two also as quantiles (0 to 1
+// by 0.05, 0.99, 0.999) for a plot of their distributions. The verdict, per
+// loaded kind: ratio to quiet of the median over slices of the publisher's
+// p99s, and of the p99s pooled over all slices of record_alarm() and of the
+// subscriber's clock.
 // The limits of the same run, before the first and after the last round: the
 // fsync p50/p99 of the store's disk (4 KiB appends, fdatasync) and a bare
 // paho client's QoS 1 round trip. Also the load average at start and end,
@@ -511,6 +513,17 @@ double ratio(double loaded, double quiet) {
     return rounded(loaded / std::max(1.0, quiet));
 }
 
+// The distribution of `samples` (microseconds) at fixed fractions, for a
+// plot of its cumulative distribution (scripts/performance).
+nlohmann::json quantiles_us(const std::vector<double>& samples) {
+    std::vector<double> fractions;
+    for (int i = 0; i <= 20; ++i) fractions.push_back(i / 20.0);
+    fractions.insert(fractions.end() - 1, {0.99, 0.999});
+    nlohmann::json us = nlohmann::json::array();
+    for (double fraction : fractions) us.push_back(std::lround(bench::percentile(samples, fraction)));
+    return {{"fractions", fractions}, {"us", us}};
+}
+
 nlohmann::json disk_limit(const std::string& dir) {
     const std::vector<double> syncs = bench::disk_sync_ms(dir, 200);
     return {{"fsync_p50_us", std::lround(1000 * bench::percentile(syncs, 0.50))},
@@ -632,6 +645,8 @@ int main(int argc, char** argv) {
             {"record_to_delivery_p50_us", std::lround(bench::percentile(delivery, 0.50))},
             {"record_to_delivery_p99_us", std::lround(delivery_p99)},
             {"delivered_to_subscriber", delivery.size()},
+            {"record_to_delivery_quantiles_us", quantiles_us(delivery)},
+            {"record_call_quantiles_us", quantiles_us(kind.record_call_us)},
             {"alarm_side_runqueue_wait_us_per_alarm",
              rounded(static_cast<double>(kind.runqueue_wait_ns) / 1000 /
                      std::max<double>(1, static_cast<double>(kind.alarms)))}};
