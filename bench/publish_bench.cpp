@@ -201,8 +201,8 @@ uint64_t commits(Store& store) {
 PublisherOptions bench_publisher_options(const testing::Mosquitto& broker, int window,
                                          bool receipts = false) {
     PublisherOptions options;
-    options.broker_uri = broker.uri();
-    options.client_id = "bench-publisher";
+    options.endpoint.uri = broker.uri();
+    options.endpoint.client_id = "bench-publisher";
     options.max_in_flight = window;
     // With receipts: every confirmation comes from the responder, none is
     // waited out (no republish within a round), and no row waits for room

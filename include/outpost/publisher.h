@@ -81,7 +81,7 @@ struct PublisherStatus {
     // Rounds of the publisher loop so far. While the thread is healthy it
     // advances at least once a second (more often with the lease), also
     // while it waits for the lease or a reconnect; a connection attempt can
-    // hold it for up to PublisherOptions::connect_timeout. A supervisor
+    // hold it for up to PublisherOptions::endpoint.connect_timeout. A supervisor
     // (the daemon's watchdog) treats a heartbeat that stops as a hung
     // publisher.
     uint64_t loop_heartbeat = 0;
@@ -127,7 +127,7 @@ class OUTPOST_API Publisher final {
     // next holder). Returns OK, or kTimeout if PUBACKs were still missing
     // at the deadline (the stop completes anyway). A connection attempt in
     // progress is not interrupted: the stop can take up to
-    // PublisherOptions::connect_timeout longer. Idempotent; later calls
+    // PublisherOptions::endpoint.connect_timeout longer. Idempotent; later calls
     // return OK at once.
     Status stop(std::chrono::milliseconds timeout = kDefaultStopTimeout);
 

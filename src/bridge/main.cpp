@@ -190,9 +190,9 @@ void print_summary(const BridgeConfig& config) {
     std::printf(
         "configuration OK\n  mqtt %s as %s, group %s, %zu filter(s), session %u s, %d session(s), "
         "%d retired\n",
-        config.mqtt.uri.c_str(), config.mqtt.client_id.c_str(), config.mqtt.shared_group.c_str(),
-        config.mqtt.topic_filters.size(), config.mqtt.session_expiry_s, config.mqtt.sessions,
-        config.mqtt.retired_sessions);
+        config.mqtt.endpoint.uri.c_str(), config.mqtt.endpoint.client_id.c_str(),
+        config.mqtt.shared_group.c_str(), config.mqtt.topic_filters.size(),
+        config.mqtt.session_expiry_s, config.mqtt.sessions, config.mqtt.retired_sessions);
     std::printf("  rocketmq %s, group %s\n", config.rocketmq.name_servers.c_str(),
                 config.rocketmq.producer_group.c_str());
     for (const MappingRule& rule : config.mapping) {
@@ -287,7 +287,8 @@ int run_bridge(const BridgeConfig& config, int stats_fd,
     const outpost::Notifier notifier;
     Watchdog watchdog(notifier, stats, stall_limit_for(config),
                       std::chrono::milliseconds(config.status.interval_ms));
-    log_info("starting: " + config.mqtt.uri + " -> RocketMQ " + config.rocketmq.name_servers);
+    log_info("starting: " + config.mqtt.endpoint.uri + " -> RocketMQ " +
+             config.rocketmq.name_servers);
 
     (*sessions)->start([session_done] {
         const uint64_t one = 1;
@@ -348,7 +349,7 @@ int run_supervisor(const BridgeConfig& config, const std::string& config_path) {
         return kExitFailure;
     }
     log_info("starting " + std::to_string(config.mqtt.sessions) + " session processes: " +
-             config.mqtt.uri + " -> RocketMQ " + config.rocketmq.name_servers);
+             config.mqtt.endpoint.uri + " -> RocketMQ " + config.rocketmq.name_servers);
     auto processes = SessionProcesses::start(config, program, config_path);
     if (!processes.is_ok()) {
         log_error(processes.status().to_string());
@@ -364,8 +365,7 @@ int run_supervisor(const BridgeConfig& config, const std::string& config_path) {
                       std::chrono::milliseconds(config.status.interval_ms));
     // READY=1 once every session is connected; a broker down at boot must
     // not fail the unit, so after connect_timeout_s READY=1 is sent anyway.
-    const auto ready_by =
-        std::chrono::steady_clock::now() + std::chrono::seconds(config.mqtt.connect_timeout_s);
+    const auto ready_by = std::chrono::steady_clock::now() + config.mqtt.endpoint.connect_timeout;
     pollfd wake{signals, POLLIN, 0};
     bool signalled = false;
     while (!totals.all_connected() && std::chrono::steady_clock::now() < ready_by) {

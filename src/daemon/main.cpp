@@ -132,7 +132,7 @@ void print_summary(const DaemonConfig& config) {
     std::printf("configuration OK\n  gateway %s, database %s (quota %llu bytes)\n",
                 config.store.gateway_id.c_str(), config.database_path.c_str(),
                 static_cast<unsigned long long>(config.store.quota_bytes));
-    std::printf("  broker %s, window %d, drain %lld ms\n", config.publisher.broker_uri.c_str(),
+    std::printf("  broker %s, window %d, drain %lld ms\n", config.publisher.endpoint.uri.c_str(),
                 config.publisher.max_in_flight,
                 static_cast<long long>(config.drain_timeout.count()));
     std::printf("  alarm socket %s\n",

@@ -102,7 +102,7 @@ int run_daemon(const DaemonConfig& config) {
     notify(notifier, "READY=1\nSTATUS=" + status_line(daemon.snapshot()));
     log_info("ready");
 
-    Watchdog watchdog(notifier, daemon, config.publisher.connect_timeout);
+    Watchdog watchdog(notifier, daemon, config.publisher.endpoint.connect_timeout);
     const milliseconds textfile_interval =
         config.metrics.textfile.empty() ? milliseconds::max() : config.metrics.textfile_interval;
     auto next_status = Clock::now() + config.status_interval;
