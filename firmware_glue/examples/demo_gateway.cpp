@@ -80,11 +80,11 @@ void print_status(outpost::Store& store, const outpost::Publisher& publisher, lo
     }
     std::printf(
         "recorded=%ld pending=%lld sent=%lld dead=%lld in_flight=%lld connected=%s "
-        "epoch=%lld commit_to_puback_p99_ms=%lld wal_bytes_per_alarm=%.0f\n",
+        "epoch=%lld commit_to_puback_p99_us=%lld wal_bytes_per_alarm=%.0f\n",
         recorded, static_cast<long long>(stats->pending), static_cast<long long>(stats->sent),
         static_cast<long long>(stats->dead), static_cast<long long>(status.in_flight),
         status.connected ? "yes" : "no", static_cast<long long>(status.lease_epoch),
-        static_cast<long long>(status.commit_to_ack_p99_ms),
+        static_cast<long long>(status.commit_to_ack_p99_us),
         stats->events_recorded ? double(stats->wal_bytes) / stats->events_recorded : 0.0);
     std::fflush(stdout);
 }

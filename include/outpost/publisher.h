@@ -85,19 +85,17 @@ struct PublisherStatus {
     // (the daemon's watchdog) treats a heartbeat that stops as a hung
     // publisher.
     uint64_t loop_heartbeat = 0;
-    // Latency percentiles in milliseconds over the last few thousand rows,
-    // -1 when there is no sample yet:
+    // Latency percentiles over the last few thousand rows, -1 when there is
+    // no sample yet:
     //   commit: from the row's recording (envelope uptimeMs, same boot only)
     //           to its PUBACK;
     //   publish: from handing the row to the client to its PUBACK.
-    int64_t commit_to_ack_p50_ms = -1;
-    int64_t commit_to_ack_p99_ms = -1;
-    int64_t publish_to_ack_p50_ms = -1;
-    int64_t publish_to_ack_p99_ms = -1;
-    // The same four in microseconds (the _ms fields are these / 1000).
-    // publish: both ends read CLOCK_BOOTTIME in microseconds. commit: the
-    // envelope keeps uptimeMs in whole milliseconds, so the recording is
-    // taken as the middle of its millisecond: within +-0.5 ms per sample.
+    // In microseconds, because a publish to a broker on the same machine or
+    // LAN is acknowledged in well under a millisecond, which whole
+    // milliseconds would show as 0. publish: both ends read CLOCK_BOOTTIME
+    // in microseconds. commit: the envelope keeps uptimeMs in whole
+    // milliseconds, so the recording is taken as the middle of its
+    // millisecond: within +-0.5 ms per sample.
     int64_t commit_to_ack_p50_us = -1;
     int64_t commit_to_ack_p99_us = -1;
     int64_t publish_to_ack_p50_us = -1;

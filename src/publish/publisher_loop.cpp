@@ -96,12 +96,6 @@ PublisherStatus publish::PublisherImpl::status() const {
     status.commit_to_ack_p99_us = commit.p99;
     status.publish_to_ack_p50_us = publish.p50;
     status.publish_to_ack_p99_us = publish.p99;
-    // The millisecond figures keep their meaning: whole milliseconds.
-    auto to_ms = [](int64_t us) { return us < 0 ? us : us / 1000; };
-    status.commit_to_ack_p50_ms = to_ms(status.commit_to_ack_p50_us);
-    status.commit_to_ack_p99_ms = to_ms(status.commit_to_ack_p99_us);
-    status.publish_to_ack_p50_ms = to_ms(status.publish_to_ack_p50_us);
-    status.publish_to_ack_p99_ms = to_ms(status.publish_to_ack_p99_us);
     return status;
 }
 
