@@ -20,7 +20,6 @@
 #include "bridge/bridge_stats.h"
 #include "bridge/config.h"
 #include "bridge/delivery.h"
-#include "bridge/log.h"
 #include "bridge/metrics.h"
 #include "bridge/mqtt_session.h"
 #include "bridge/receipt_batcher.h"
@@ -40,11 +39,16 @@
 #include "common/metrics_server.h"
 #include "common/sd_notify.h"
 #include "common/service_arguments.h"
+#include "common/service_log.h"
 #include "common/stop_signals.h"
 
 namespace {
 
 using namespace outpost::bridge;
+using outpost::log_error;
+using outpost::log_info;
+using outpost::log_warning;
+using outpost::set_log_tag;
 
 constexpr int kExitOk = 0;
 constexpr int kExitFailure = 1;
@@ -392,6 +396,8 @@ int run_supervisor(const BridgeConfig& config, const std::string& config_path) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    // Info and up, to stderr ("<N>" priorities when that is the journal).
+    outpost::configure_log("outpost-bridge", outpost::LogLevel::kInfo, false);
     bool child_usage_error = false;
     const std::optional<SessionChildArguments> child =
         parse_session_child_arguments(argc, argv, &child_usage_error);

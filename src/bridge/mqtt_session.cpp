@@ -79,8 +79,8 @@
 #include <vector>
 
 #include "bridge/callback_time.h"
-#include "bridge/log.h"
 #include "common/backoff.h"
+#include "common/service_log.h"
 #include "paho/client_setup.h"
 
 namespace outpost::bridge {

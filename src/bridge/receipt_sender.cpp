@@ -6,9 +6,9 @@
 #include <chrono>
 #include <string>
 
-#include "bridge/log.h"
 #include "common/backoff.h"
 #include "common/random_source.h"
+#include "common/service_log.h"
 #include "paho/client_setup.h"
 
 namespace outpost::bridge {

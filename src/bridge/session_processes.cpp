@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "bridge/figures_line.h"
-#include "bridge/log.h"
+#include "common/service_log.h"
 
 namespace outpost::bridge {
 namespace {

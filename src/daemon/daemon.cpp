@@ -5,7 +5,7 @@
 #include <string>
 
 #include "common/child_supervisor.h"
-#include "daemon/log.h"
+#include "common/service_log.h"
 #include "daemon/metrics_textfile.h"
 #include "daemon/prometheus.h"
 

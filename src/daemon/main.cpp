@@ -2,8 +2,8 @@
 // telemetry lane, the alarm ingestion socket and the metrics endpoint from
 // one JSON configuration. See --help.
 #include <malloc.h>
-#include <sys/prctl.h>
 #include <sqlite3.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -13,8 +13,8 @@
 
 #include "common/child_supervisor.h"
 #include "common/service_arguments.h"
+#include "common/service_log.h"
 #include "daemon/config.h"
-#include "daemon/log.h"
 #include "daemon/run.h"
 
 namespace {
@@ -263,6 +263,6 @@ int main(int argc, char** argv) {
     name_process_after_its_file();
     use_one_malloc_arena();
     keep_sqlite_allocations_small();
-    configure_log(config->logging.level, config->logging.syslog);
+    configure_log("outpostd", config->logging.level, config->logging.syslog);
     return run_daemon(*config);
 }

@@ -11,11 +11,11 @@
 #include <algorithm>
 #include <cstring>
 
+#include "common/sd_notify.h"
+#include "common/service_log.h"
 #include "common/stop_signals.h"
 #include "daemon/daemon.h"
-#include "daemon/log.h"
 #include "daemon/start_warnings.h"
-#include "common/sd_notify.h"
 
 namespace outpost::daemon {
 namespace {
