@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -47,6 +48,12 @@ inline double percentile(std::vector<double> samples, double fraction) {
     std::sort(samples.begin(), samples.end());
     const auto index = static_cast<std::size_t>(fraction * static_cast<double>(samples.size() - 1));
     return samples[index];
+}
+
+// A PublisherStatus latency (microseconds, -1 for no sample) in
+// milliseconds, -1 kept.
+inline double ms_of_us(int64_t microseconds) {
+    return microseconds < 0 ? -1.0 : static_cast<double>(microseconds) / 1000.0;
 }
 
 inline double median(std::vector<double> values) {

@@ -203,8 +203,8 @@ uint64_t commits(Store& store) {
 PublisherOptions bench_publisher_options(const testing::Mosquitto& broker, int window,
                                          bool receipts = false) {
     PublisherOptions options;
-    options.broker_uri = broker.uri();
-    options.client_id = "bench-publisher";
+    options.endpoint.uri = broker.uri();
+    options.endpoint.client_id = "bench-publisher";
     options.max_in_flight = window;
     // With receipts: every confirmation comes from the responder, none is
     // waited out (no republish within a round), and no row waits for room
@@ -524,11 +524,11 @@ nlohmann::json steady(const testing::Mosquitto& broker, const Args& args) {
             {"target_rate_per_s", args.rate},
             {"achieved_rate_per_s", static_cast<int64_t>(achieved)},
             {"drained", drained},
-            {"record_to_puback_p50_ms", status.commit_to_ack_p50_ms},
-            {"record_to_puback_p99_ms", status.commit_to_ack_p99_ms},
+            {"record_to_puback_p50_ms", bench::ms_of_us(status.commit_to_ack_p50_us)},
+            {"record_to_puback_p99_ms", bench::ms_of_us(status.commit_to_ack_p99_us)},
             {"target_p99_ms", 20},
-            {"publish_to_puback_p50_ms", status.publish_to_ack_p50_ms},
-            {"publish_to_puback_p99_ms", status.publish_to_ack_p99_ms},
+            {"publish_to_puback_p50_ms", bench::ms_of_us(status.publish_to_ack_p50_us)},
+            {"publish_to_puback_p99_ms", bench::ms_of_us(status.publish_to_ack_p99_us)},
             {"record_alarm_p50_ms", bench::percentile(record_ms, 0.50)},
             {"record_alarm_p99_ms", bench::percentile(record_ms, 0.99)},
             {"wal_bytes_per_alarm", wal_bytes(*store) / static_cast<uint64_t>(total)}};

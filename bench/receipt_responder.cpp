@@ -76,16 +76,16 @@ int run_receipt_responder(int argc, char** argv) {
     if (argc != 5) fail("usage: --receipt-responder URI READY_FILE hold|live");
     const std::string uri = argv[2];
     bridge::MqttConfig sender_config;
-    sender_config.uri = uri;
-    sender_config.client_id = "bench-responder";
+    sender_config.endpoint.uri = uri;
+    sender_config.endpoint.client_id = "bench-responder";
     auto sender = bridge::make_receipt_sender(sender_config);
     if (!sender) fail(sender.status().to_string());
     bridge::ReceiptBatcher batcher(bridge::ReceiptsConfig{}, **sender);
     Offers offers(batcher, std::string(argv[4]) == "hold");
 
     paho::ConnectSettings settings;
-    settings.uri = uri;
-    settings.client_id = "bench-responder-sub";
+    settings.endpoint.uri = uri;
+    settings.endpoint.client_id = "bench-responder-sub";
     auto client = paho::make_client(settings, "responder MQTT client");
     if (!client) fail(client.status().to_string());
     // Registered before connect (client_setup.h): the PUBACK to the broker

@@ -182,8 +182,8 @@ double median_of(int repeats, const std::function<double()>& sample) {
 
 void measure_publisher(Store& store, const testing::Mosquitto& broker, Figures& figures) {
     PublisherOptions options;
-    options.broker_uri = broker.uri();
-    options.client_id = "scale-bench";
+    options.endpoint.uri = broker.uri();
+    options.endpoint.client_id = "scale-bench";
     options.max_in_flight = 20;
     auto pending = store.stats();
     if (!pending) fail("stats", pending.status());

@@ -404,8 +404,8 @@ nlohmann::json close_round(Kind& kind, int round) {
 std::unique_ptr<Publisher> start_publisher(Kind& kind, const testing::Mosquitto& broker,
                                            const Args& args) {
     PublisherOptions options;
-    options.broker_uri = broker.uri();
-    options.client_id = "bench-publisher-" + kind.name;
+    options.endpoint.uri = broker.uri();
+    options.endpoint.client_id = "bench-publisher-" + kind.name;
     options.max_in_flight = args.window;
     auto publisher = Publisher::start(*kind.store, options);
     if (!publisher) std::exit(1);

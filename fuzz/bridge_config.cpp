@@ -5,6 +5,7 @@
 // topics and its filters valid MQTT filters; and what decides acceptance
 // is the JSON data, not its layout (the same document dumped compactly
 // parses the same).
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -32,21 +33,23 @@ json written(const BridgeConfig& c) {
                            {"tag", rule.tag}});
     }
     const MqttConfig& m = c.mqtt;
+    const outpost::MqttEndpoint& e = m.endpoint;
     json written_config = {
         {"mqtt",
-         {{"uri", m.uri},
-          {"client_id", m.client_id},
-          {"username", m.username},
-          {"password", m.password},
+         {{"uri", e.uri},
+          {"client_id", e.client_id},
+          {"username", e.username},
+          {"password", e.password},
           {"allow_plaintext_credentials", m.allow_plaintext_credentials},
           {"max_packet_size", m.max_packet_size},
           {"session_expiry_s", m.session_expiry_s},
           {"shared_group", m.shared_group},
           {"topic_filters", m.topic_filters},
-          {"keepalive_s", m.keepalive_s},
-          {"connect_timeout_s", m.connect_timeout_s},
-          {"reconnect_min_ms", m.reconnect_min_ms},
-          {"reconnect_max_ms", m.reconnect_max_ms}}},
+          {"keepalive_s", e.keepalive.count()},
+          {"connect_timeout_s",
+           std::chrono::duration_cast<std::chrono::seconds>(e.connect_timeout).count()},
+          {"reconnect_min_ms", e.reconnect_initial.count()},
+          {"reconnect_max_ms", e.reconnect_max.count()}}},
         {"rocketmq",
          {{"name_servers", c.rocketmq.name_servers},
           {"producer_group", c.rocketmq.producer_group},
@@ -62,8 +65,7 @@ json written(const BridgeConfig& c) {
           {"quarantine_body_bytes", c.limits.quarantine_body_bytes}}},
         {"quarantine_topic", c.quarantine_topic},
         {"identity",
-         {{"gateway_level", c.identity.gateway_level},
-          {"device_level", c.identity.device_level}}},
+         {{"gateway_level", c.identity.gateway_level}, {"device_level", c.identity.device_level}}},
         {"dedupe_capacity", c.dedupe_capacity},
         {"status",
          {{"file", c.status.file},
@@ -72,12 +74,12 @@ json written(const BridgeConfig& c) {
     };
     // TLS settings belong to an ssl:// URI only: next to tcp:// they are a
     // configuration error.
-    if (m.uri.rfind("ssl://", 0) == 0) {
-        written_config["mqtt"]["tls"] = {{"ca_file", m.tls.ca_file},
-                                         {"cert_file", m.tls.cert_file},
-                                         {"key_file", m.tls.key_file},
-                                         {"key_password", m.tls.key_password},
-                                         {"verify_server", m.tls.verify_server}};
+    if (e.uri.rfind("ssl://", 0) == 0) {
+        written_config["mqtt"]["tls"] = {{"ca_file", e.tls.ca_file},
+                                         {"cert_file", e.tls.cert_file},
+                                         {"key_file", e.tls.key_file},
+                                         {"key_password", e.tls.key_password},
+                                         {"verify_server", e.tls.verify_server}};
     }
     return written_config;
 }
@@ -109,9 +111,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     FUZZ_CHECK(outpost::rocketmq::validate_topic(config->quarantine_topic).is_ok(),
                "the quarantine topic is a valid RocketMQ topic");
-    FUZZ_CHECK(outpost::is_valid_identifier(config->mqtt.client_id),
+    FUZZ_CHECK(outpost::is_valid_identifier(config->mqtt.endpoint.client_id),
                "the MQTT client id is an identifier");
-    FUZZ_CHECK(config->mqtt.reconnect_min_ms <= config->mqtt.reconnect_max_ms,
+    FUZZ_CHECK(config->mqtt.endpoint.reconnect_initial <= config->mqtt.endpoint.reconnect_max,
                "reconnect pauses are ordered");
     FUZZ_CHECK(config->identity.gateway_level != config->identity.device_level,
                "gateway and device levels differ");

@@ -45,20 +45,20 @@ json written(const DaemonConfig& c) {
            s.corruption_policy == outpost::CorruptionPolicy::kRefuse ? "refuse" : "move_aside"},
           {"check_on_open", s.check_on_open}}},
         {"broker",
-         {{"uri", p.broker_uri},
-          {"client_id", p.client_id},
-          {"username", p.username},
-          {"password", p.password},
+         {{"uri", p.endpoint.uri},
+          {"client_id", p.endpoint.client_id},
+          {"username", p.endpoint.username},
+          {"password", p.endpoint.password},
           {"allow_plaintext_credentials", c.allow_plaintext_credentials},
-          {"keepalive_s", p.keepalive.count()},
-          {"connect_timeout_ms", p.connect_timeout.count()}}},
+          {"keepalive_s", p.endpoint.keepalive.count()},
+          {"connect_timeout_ms", p.endpoint.connect_timeout.count()}}},
         {"publisher",
          {{"window", p.max_in_flight},
           {"max_attempts", p.max_attempts},
           {"retry_initial_ms", p.retry_initial.count()},
           {"retry_max_ms", p.retry_max.count()},
-          {"reconnect_initial_ms", p.reconnect_initial.count()},
-          {"reconnect_max_ms", p.reconnect_max.count()},
+          {"reconnect_initial_ms", p.endpoint.reconnect_initial.count()},
+          {"reconnect_max_ms", p.endpoint.reconnect_max.count()},
           {"lease_retry_ms", p.lease_retry.count()},
           {"poll_interval_ms", p.poll_interval.count()},
           {"rescan_interval_ms", p.rescan_interval.count()},
@@ -82,12 +82,12 @@ json written(const DaemonConfig& c) {
     };
     // TLS settings belong to an ssl:// URI only: next to tcp:// they are a
     // configuration error.
-    if (p.broker_uri.rfind("ssl://", 0) == 0) {
-        document["broker"]["tls"] = {{"ca_file", p.tls.ca_file},
-                                     {"cert_file", p.tls.cert_file},
-                                     {"key_file", p.tls.key_file},
-                                     {"key_password", p.tls.key_password},
-                                     {"verify_server", p.tls.verify_server}};
+    if (p.endpoint.uri.rfind("ssl://", 0) == 0) {
+        document["broker"]["tls"] = {{"ca_file", p.endpoint.tls.ca_file},
+                                     {"cert_file", p.endpoint.tls.cert_file},
+                                     {"key_file", p.endpoint.tls.key_file},
+                                     {"key_password", p.endpoint.tls.key_password},
+                                     {"verify_server", p.endpoint.tls.verify_server}};
     }
     if (c.telemetry.enabled) {
         document["telemetry"] = {{"client_id", c.telemetry.client_id},
@@ -112,7 +112,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     FUZZ_CHECK(c.store.quota_bytes >= outpost::StoreOptions::kMinQuotaBytes,
                "the quota is one the store accepts");
     FUZZ_CHECK(c.publisher.retry_initial <= c.publisher.retry_max &&
-                   c.publisher.reconnect_initial <= c.publisher.reconnect_max,
+                   c.publisher.endpoint.reconnect_initial <= c.publisher.endpoint.reconnect_max,
                "backoff bounds are ordered");
     FUZZ_CHECK(
         c.telemetry.datagram_socket.empty() || c.telemetry.datagram_socket != c.ingest.socket_path,

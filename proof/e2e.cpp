@@ -60,11 +60,11 @@ PublisherOptions gateway_publisher_options(const std::string& broker_uri, bool r
     options.receipt_timeout = std::chrono::milliseconds(500);
     options.receipt_timeout_max = std::chrono::seconds(2);
     options.max_unconfirmed = 1000000;
-    options.broker_uri = broker_uri;
-    options.client_id = "outpost-torture-gateway";
-    options.connect_timeout = std::chrono::seconds(2);
-    options.reconnect_initial = std::chrono::milliseconds(20);
-    options.reconnect_max = std::chrono::milliseconds(200);
+    options.endpoint.uri = broker_uri;
+    options.endpoint.client_id = "outpost-torture-gateway";
+    options.endpoint.connect_timeout = std::chrono::seconds(2);
+    options.endpoint.reconnect_initial = std::chrono::milliseconds(20);
+    options.endpoint.reconnect_max = std::chrono::milliseconds(200);
     options.lease_retry = std::chrono::milliseconds(20);
     options.poll_interval = std::chrono::milliseconds(5);
     options.purge_interval = std::chrono::hours(1);

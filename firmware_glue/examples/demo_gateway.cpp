@@ -78,14 +78,14 @@ void print_status(outpost::Store& store, const outpost::Publisher& publisher, lo
         std::fprintf(stderr, "status: %s\n", stats.status().to_string().c_str());
         return;
     }
-    std::printf("recorded=%ld pending=%lld sent=%lld dead=%lld in_flight=%lld connected=%s "
-                "epoch=%lld commit_to_puback_p99_ms=%lld wal_bytes_per_alarm=%.0f\n",
-                recorded, static_cast<long long>(stats->pending),
-                static_cast<long long>(stats->sent), static_cast<long long>(stats->dead),
-                static_cast<long long>(status.in_flight), status.connected ? "yes" : "no",
-                static_cast<long long>(status.lease_epoch),
-                static_cast<long long>(status.commit_to_ack_p99_ms),
-                stats->events_recorded ? double(stats->wal_bytes) / stats->events_recorded : 0.0);
+    std::printf(
+        "recorded=%ld pending=%lld sent=%lld dead=%lld in_flight=%lld connected=%s "
+        "epoch=%lld commit_to_puback_p99_us=%lld wal_bytes_per_alarm=%.0f\n",
+        recorded, static_cast<long long>(stats->pending), static_cast<long long>(stats->sent),
+        static_cast<long long>(stats->dead), static_cast<long long>(status.in_flight),
+        status.connected ? "yes" : "no", static_cast<long long>(status.lease_epoch),
+        static_cast<long long>(status.commit_to_ack_p99_us),
+        stats->events_recorded ? double(stats->wal_bytes) / stats->events_recorded : 0.0);
     std::fflush(stdout);
 }
 
@@ -103,8 +103,8 @@ int main(int argc, char** argv) {
         return 1;
     }
     outpost::PublisherOptions publisher_options;
-    publisher_options.broker_uri = args.broker;
-    publisher_options.client_id = args.gateway + "-publisher";
+    publisher_options.endpoint.uri = args.broker;
+    publisher_options.endpoint.client_id = args.gateway + "-publisher";
     auto publisher = outpost::Publisher::start(**store, publisher_options);
     if (!publisher) {
         std::fprintf(stderr, "outpost-demo-gateway: %s\n", publisher.status().to_string().c_str());

@@ -35,7 +35,7 @@ outpost::Status run(const std::string& db_path) {
     // recorded->event_id (UUIDv7), recorded->seq (per device)
 
     outpost::PublisherOptions publisher_options;
-    publisher_options.broker_uri = "tcp://127.0.0.1:1883";
+    publisher_options.endpoint.uri = "tcp://127.0.0.1:1883";
     auto publisher = outpost::Publisher::start(**store, publisher_options);
     if (!publisher) return publisher.status();
     // README: end

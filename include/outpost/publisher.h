@@ -81,23 +81,21 @@ struct PublisherStatus {
     // Rounds of the publisher loop so far. While the thread is healthy it
     // advances at least once a second (more often with the lease), also
     // while it waits for the lease or a reconnect; a connection attempt can
-    // hold it for up to PublisherOptions::connect_timeout. A supervisor
+    // hold it for up to PublisherOptions::endpoint.connect_timeout. A supervisor
     // (the daemon's watchdog) treats a heartbeat that stops as a hung
     // publisher.
     uint64_t loop_heartbeat = 0;
-    // Latency percentiles in milliseconds over the last few thousand rows,
-    // -1 when there is no sample yet:
+    // Latency percentiles over the last few thousand rows, -1 when there is
+    // no sample yet:
     //   commit: from the row's recording (envelope uptimeMs, same boot only)
     //           to its PUBACK;
     //   publish: from handing the row to the client to its PUBACK.
-    int64_t commit_to_ack_p50_ms = -1;
-    int64_t commit_to_ack_p99_ms = -1;
-    int64_t publish_to_ack_p50_ms = -1;
-    int64_t publish_to_ack_p99_ms = -1;
-    // The same four in microseconds (the _ms fields are these / 1000).
-    // publish: both ends read CLOCK_BOOTTIME in microseconds. commit: the
-    // envelope keeps uptimeMs in whole milliseconds, so the recording is
-    // taken as the middle of its millisecond: within +-0.5 ms per sample.
+    // In microseconds, because a publish to a broker on the same machine or
+    // LAN is acknowledged in well under a millisecond, which whole
+    // milliseconds would show as 0. publish: both ends read CLOCK_BOOTTIME
+    // in microseconds. commit: the envelope keeps uptimeMs in whole
+    // milliseconds, so the recording is taken as the middle of its
+    // millisecond: within +-0.5 ms per sample.
     int64_t commit_to_ack_p50_us = -1;
     int64_t commit_to_ack_p99_us = -1;
     int64_t publish_to_ack_p50_us = -1;
@@ -127,7 +125,7 @@ class OUTPOST_API Publisher final {
     // next holder). Returns OK, or kTimeout if PUBACKs were still missing
     // at the deadline (the stop completes anyway). A connection attempt in
     // progress is not interrupted: the stop can take up to
-    // PublisherOptions::connect_timeout longer. Idempotent; later calls
+    // PublisherOptions::endpoint.connect_timeout longer. Idempotent; later calls
     // return OK at once.
     Status stop(std::chrono::milliseconds timeout = kDefaultStopTimeout);
 

@@ -9,17 +9,9 @@
 #include <string>
 
 #include "outpost/clock.h"
+#include "outpost/mqtt_endpoint.h"
 
 namespace outpost {
-
-// TLS for an "ssl://" broker URI. Paths are PEM files; empty means unused.
-struct PublisherTlsOptions {
-    std::string ca_file;        // trust anchor for the broker's certificate
-    std::string cert_file;      // client certificate (mutual TLS)
-    std::string key_file;       // client private key
-    std::string key_password;   // if key_file is encrypted
-    bool verify_server = true;  // check the broker's certificate and host name
-};
 
 // An event that has just turned DEAD: the broker refused it max_attempts
 // times, or (receipts on) the bridge quarantined it and said so in a negative
@@ -38,19 +30,10 @@ struct DeadEvent {
 using DeadEventCallback = std::function<void(const DeadEvent&)>;
 
 struct PublisherOptions {
-    // "tcp://host:port" or "ssl://host:port" (then `tls` applies).
-    std::string broker_uri = "tcp://127.0.0.1:1883";
-    // MQTT client id; empty means "outpost-<gatewayId>". Only the lease
-    // holder connects, so one id per gateway is enough.
-    std::string client_id;
-    // Credentials; both empty means anonymous.
-    std::string username;
-    std::string password;
-    PublisherTlsOptions tls;
-
-    std::chrono::seconds keepalive = std::chrono::seconds(30);
-    // How long one connection attempt may take before it counts as failed.
-    std::chrono::milliseconds connect_timeout = std::chrono::seconds(10);
+    // The broker, credentials, TLS and connection pacing. An empty
+    // endpoint.client_id means "outpost-<gatewayId>". Only the lease holder
+    // connects, so one id per gateway is enough.
+    MqttEndpoint endpoint;
 
     // W: QoS 1 publishes awaiting their PUBACK at once. Clamped to the
     // broker's Receive Maximum (from CONNACK). At least 1.
@@ -62,11 +45,6 @@ struct PublisherOptions {
     int max_attempts = 10;
     std::chrono::milliseconds retry_initial = std::chrono::seconds(1);
     std::chrono::milliseconds retry_max = std::chrono::minutes(5);
-
-    // Reconnect pacing after a connection failure: capped exponential with
-    // jitter, reset by a successful connect.
-    std::chrono::milliseconds reconnect_initial = std::chrono::milliseconds(500);
-    std::chrono::milliseconds reconnect_max = std::chrono::seconds(60);
 
     // How often a publisher that does not hold the lease tries the lock again.
     std::chrono::milliseconds lease_retry = std::chrono::milliseconds(250);

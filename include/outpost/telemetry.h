@@ -56,7 +56,7 @@
 #include <string_view>
 
 #include "outpost/export.h"
-#include "outpost/publisher_options.h"
+#include "outpost/mqtt_endpoint.h"
 #include "outpost/status.h"
 
 namespace outpost {
@@ -70,14 +70,12 @@ struct TelemetryOptions {
     // Required, [A-Za-z0-9._-]{1,64}. Topics are
     // "outpost/<gateway_id>/telemetry/<key>".
     std::string gateway_id;
-    // "tcp://host:port" or "ssl://host:port" (then `tls` applies).
-    std::string broker_uri = "tcp://127.0.0.1:1883";
-    // Empty means "outpost-<gateway_id>-telemetry". Must differ from the
-    // alarm publisher's id, or the broker disconnects one of them.
-    std::string client_id;
-    // Both empty means anonymous.
-    std::string username, password;
-    PublisherTlsOptions tls;
+    // The broker, credentials, TLS and connection pacing; the lane opens
+    // its own connection. An empty endpoint.client_id means
+    // "outpost-<gateway_id>-telemetry"; it must differ from the alarm
+    // publisher's id, or the broker disconnects one of them. A program
+    // running both copies PublisherOptions::endpoint and sets the id.
+    MqttEndpoint endpoint;
     // Messages held while waiting to be sent; drop-oldest beyond. At least 1.
     size_t ring_capacity = 4096;
     // Larger payloads are refused by offer() and counted as dropped_oversize.
@@ -91,12 +89,6 @@ struct TelemetryOptions {
     // send thread whatever rate firmware offers. 0 means no limit.
     // bench/telemetry_bench shows the effect on alarm latency.
     uint32_t max_send_rate = 5000;
-    // Reconnect pacing after a failed or lost connection: capped exponential
-    // with jitter, reset by a successful connect.
-    std::chrono::milliseconds reconnect_initial{500}, reconnect_max{60000};
-    std::chrono::seconds keepalive{30};
-    // How long one connection attempt may take (on the sender thread only).
-    std::chrono::milliseconds connect_timeout{10000};
     // Empty: no socket. Else the path of the AF_UNIX SOCK_DGRAM socket to
     // bind (see the datagram format above).
     std::string datagram_socket;
@@ -155,7 +147,7 @@ class OUTPOST_API TelemetryLane final {
     // Stops the socket thread (the socket file is removed) and the sender
     // thread, disconnects from the broker and counts what is still in the
     // ring as dropped_disconnected. A connection attempt in progress is not
-    // interrupted: stop can take up to connect_timeout. Idempotent; offer()
+    // interrupted: stop can take up to endpoint.connect_timeout. Idempotent; offer()
     // returns false afterwards.
     void stop();
 

@@ -5,6 +5,7 @@
 #ifndef OUTPOST_BRIDGE_CONFIG_H
 #define OUTPOST_BRIDGE_CONFIG_H
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -12,24 +13,30 @@
 
 #include "common/envelope_contract.h"
 #include "common/transport_security.h"
+#include "outpost/mqtt_endpoint.h"
 #include "outpost/status.h"
-#include "paho/connect_settings.h"
 
 namespace outpost::bridge {
 
-// ca_file, cert_file, key_file, key_password, verify_server: the TLS files
-// every Outpost MQTT client takes (paho/connect_settings.h).
-using MqttTlsConfig = paho::TlsSettings;
+// The bridge's endpoint defaults where they differ from MqttEndpoint's:
+// no default broker (mqtt.uri is required) and quicker reconnects.
+inline MqttEndpoint bridge_endpoint_defaults() {
+    MqttEndpoint endpoint;
+    endpoint.uri.clear();
+    endpoint.reconnect_initial = std::chrono::milliseconds(250);
+    endpoint.reconnect_max = std::chrono::milliseconds(30000);
+    return endpoint;
+}
 
 struct MqttConfig {
-    // "tcp://host:port" or "ssl://host:port" (then `tls` applies).
-    std::string uri;
-    // Fixed per instance: the broker keeps this id's session (and the
-    // messages it has not acknowledged) across crashes and restarts.
-    std::string client_id;
-    std::string username;  // both empty: anonymous
-    std::string password;
-    MqttTlsConfig tls;
+    // The broker, credentials, TLS and connection pacing (mqtt.uri,
+    // client_id, username, password, tls, keepalive_s, connect_timeout_s,
+    // reconnect_min_ms, reconnect_max_ms). The client id is fixed per
+    // instance: the broker keeps this id's session (and the messages it has
+    // not acknowledged) across crashes and restarts. Reconnect pauses are
+    // capped doubling with jitter between reconnect_initial and
+    // reconnect_max.
+    MqttEndpoint endpoint = bridge_endpoint_defaults();
     // A password may go over tcp:// to a host that is not loopback (warned
     // about at start); refused otherwise (common/transport_security.h).
     bool allow_plaintext_credentials = false;
@@ -44,11 +51,6 @@ struct MqttConfig {
     // waiting for receipts would republish it forever. Without a mapping
     // rule, events are quarantined (unmapped_topic) and answered.
     std::vector<std::string> topic_filters = {"outpost/+/alarm/+", "outpost/+/event/+"};
-    int keepalive_s = 30;
-    int connect_timeout_s = 10;
-    // Reconnect pauses: capped doubling with jitter between these bounds.
-    int reconnect_min_ms = 250;
-    int reconnect_max_ms = 30000;
     // MQTT sessions this instance runs in the shared group (session_group.h;
     // paho's one receive thread per process still takes their messages one
     // at a time). Session 0 uses client_id,

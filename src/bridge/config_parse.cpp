@@ -2,9 +2,7 @@
 // and all problems are reported at once, so one edit fixes the file.
 #include <algorithm>
 #include <cstdint>
-
 #include <nlohmann/json.hpp>
-
 #include <sstream>
 #include <string>
 
@@ -13,6 +11,7 @@
 #include "bridge/topic_filter.h"
 #include "common/json_object_reader.h"
 #include "common/listen_address.h"
+#include "common/mqtt_endpoint_reader.h"
 #include "common/receipt_contract.h"
 #include "common/text_checks.h"
 #include "rocketmq/validation.h"
@@ -21,10 +20,6 @@ namespace outpost::bridge {
 namespace {
 
 using nlohmann::json;
-
-bool has_prefix(const std::string& text, const char* prefix) {
-    return text.rfind(prefix, 0) == 0;
-}
 
 // "ip:port" with a numeric IPv4 address (the producer never resolves names).
 bool is_numeric_address(const std::string& address) {
@@ -39,29 +34,8 @@ bool is_numeric_address(const std::string& address) {
 }
 
 void read_mqtt(JsonObjectReader& in, MqttConfig& mqtt) {
-    in.read_string("uri", mqtt.uri, true);
-    if (!mqtt.uri.empty() && !has_prefix(mqtt.uri, "tcp://") && !has_prefix(mqtt.uri, "ssl://")) {
-        in.error("uri", "must start with tcp:// or ssl:// (got \"" + mqtt.uri + "\")");
-    }
-    in.read_string("client_id", mqtt.client_id, true);
-    if (!mqtt.client_id.empty() && !is_valid_identifier(mqtt.client_id)) {
-        in.error("client_id", "must match [A-Za-z0-9._-]{1,64} and stay the same across restarts");
-    }
-    in.read_string("username", mqtt.username);
-    in.read_string("password", mqtt.password);
-    if (!mqtt.password.empty() && mqtt.username.empty()) {
-        in.error("password", "is set without mqtt.username");
-    }
-    in.read_object("tls", false, [&](JsonObjectReader& tls) {
-        tls.read_string("ca_file", mqtt.tls.ca_file);
-        tls.read_string("cert_file", mqtt.tls.cert_file);
-        tls.read_string("key_file", mqtt.tls.key_file);
-        tls.read_string("key_password", mqtt.tls.key_password);
-        tls.read_bool("verify_server", mqtt.tls.verify_server);
-        if (mqtt.tls.cert_file.empty() != mqtt.tls.key_file.empty()) {
-            tls.error("cert_file", "and mqtt.tls.key_file must be given together");
-        }
-    });
+    MqttEndpoint& endpoint = mqtt.endpoint;
+    read_mqtt_endpoint(in, endpoint, true);
     in.read_bool("allow_plaintext_credentials", mqtt.allow_plaintext_credentials);
     check_leg_security(mqtt_leg_security(mqtt, in.find("tls") != nullptr), in);
     in.read_integer("session_expiry_s", mqtt.session_expiry_s, 1, 0xFFFFFFFFLL);
@@ -77,11 +51,17 @@ void read_mqtt(JsonObjectReader& in, MqttConfig& mqtt) {
                                           "must not start with $share/)");
         }
     }
-    in.read_integer("keepalive_s", mqtt.keepalive_s, 5, 65535);
-    in.read_integer("connect_timeout_s", mqtt.connect_timeout_s, 1, 300);
-    in.read_integer("reconnect_min_ms", mqtt.reconnect_min_ms, 10, 600000);
-    in.read_integer("reconnect_max_ms", mqtt.reconnect_max_ms, 10, 3600000);
-    if (mqtt.reconnect_max_ms < mqtt.reconnect_min_ms) {
+    int64_t connect_timeout_s =
+        std::chrono::duration_cast<std::chrono::seconds>(endpoint.connect_timeout).count();
+    in.read_integer("connect_timeout_s", connect_timeout_s, 1, 300);
+    endpoint.connect_timeout = std::chrono::seconds(connect_timeout_s);
+    int64_t reconnect_min_ms = endpoint.reconnect_initial.count();
+    int64_t reconnect_max_ms = endpoint.reconnect_max.count();
+    in.read_integer("reconnect_min_ms", reconnect_min_ms, 10, 600000);
+    in.read_integer("reconnect_max_ms", reconnect_max_ms, 10, 3600000);
+    endpoint.reconnect_initial = std::chrono::milliseconds(reconnect_min_ms);
+    endpoint.reconnect_max = std::chrono::milliseconds(reconnect_max_ms);
+    if (reconnect_max_ms < reconnect_min_ms) {
         in.error("reconnect_max_ms", "must not be below mqtt.reconnect_min_ms");
     }
     in.read_integer("sessions", mqtt.sessions, 1, 64);
@@ -89,8 +69,8 @@ void read_mqtt(JsonObjectReader& in, MqttConfig& mqtt) {
     // 0 or MQTT's own bounds; checked against limits.max_payload_bytes below.
     in.read_integer("max_packet_size", mqtt.max_packet_size, 0, 268435460);
     const int last = mqtt.sessions + mqtt.retired_sessions - 1;
-    const std::string last_id = session_client_id(mqtt.client_id, last);
-    if (!mqtt.client_id.empty() && !is_valid_identifier(last_id)) {
+    const std::string last_id = session_client_id(endpoint.client_id, last);
+    if (!endpoint.client_id.empty() && !is_valid_identifier(last_id)) {
         in.error("sessions", std::to_string(mqtt.sessions) + " sessions and " +
                                  std::to_string(mqtt.retired_sessions) +
                                  " retired_sessions need client id \"" + last_id +
@@ -246,8 +226,8 @@ void read_receipts(JsonObjectReader& in, ReceiptsConfig& receipts) {
 }  // namespace
 
 LegSecurity mqtt_leg_security(const MqttConfig& mqtt, bool tls_settings_given) {
-    return outpost::mqtt_leg_security("mqtt", mqtt.uri, mqtt.password, mqtt.tls.verify_server,
-                                      mqtt.allow_plaintext_credentials, tls_settings_given);
+    return outpost::mqtt_leg_security("mqtt", mqtt.endpoint, mqtt.allow_plaintext_credentials,
+                                      tls_settings_given);
 }
 
 LegSecurity rocketmq_leg_security(const RocketMqConfig& rocketmq, bool tls_settings_given) {
@@ -277,7 +257,7 @@ std::uint32_t announced_max_packet_size(const MqttConfig& mqtt, std::size_t max_
 std::vector<std::string> retired_client_ids(const MqttConfig& mqtt) {
     std::vector<std::string> ids;
     for (int index = mqtt.sessions; index < mqtt.sessions + mqtt.retired_sessions; ++index) {
-        ids.push_back(session_client_id(mqtt.client_id, index));
+        ids.push_back(session_client_id(mqtt.endpoint.client_id, index));
     }
     return ids;
 }

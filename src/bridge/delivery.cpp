@@ -5,12 +5,12 @@
 #include <variant>
 
 #include "bridge/envelope_check.h"
-#include "bridge/log.h"
 #include "bridge/quarantine_message.h"
 #include "bridge/topic_filter.h"
 #include "common/backoff.h"
 #include "common/fault_point.h"
 #include "common/receipt_contract.h"
+#include "common/service_log.h"
 
 namespace outpost::bridge {
 namespace {

@@ -21,7 +21,6 @@
 #include "bridge/broker_durability_watch.h"
 #include "bridge/config.h"
 #include "bridge/delivery.h"
-#include "bridge/log.h"
 #include "bridge/metrics.h"
 #include "bridge/mqtt_session.h"
 #include "bridge/receipt_batcher.h"
@@ -41,11 +40,16 @@
 #include "common/metrics_server.h"
 #include "common/sd_notify.h"
 #include "common/service_arguments.h"
+#include "common/service_log.h"
 #include "common/stop_signals.h"
 
 namespace {
 
 using namespace outpost::bridge;
+using outpost::log_error;
+using outpost::log_info;
+using outpost::log_warning;
+using outpost::set_log_tag;
 
 constexpr int kExitOk = 0;
 constexpr int kExitFailure = 1;
@@ -195,9 +199,9 @@ void print_summary(const BridgeConfig& config) {
     std::printf(
         "configuration OK\n  mqtt %s as %s, group %s, %zu filter(s), session %u s, %d session(s), "
         "%d retired\n",
-        config.mqtt.uri.c_str(), config.mqtt.client_id.c_str(), config.mqtt.shared_group.c_str(),
-        config.mqtt.topic_filters.size(), config.mqtt.session_expiry_s, config.mqtt.sessions,
-        config.mqtt.retired_sessions);
+        config.mqtt.endpoint.uri.c_str(), config.mqtt.endpoint.client_id.c_str(),
+        config.mqtt.shared_group.c_str(), config.mqtt.topic_filters.size(),
+        config.mqtt.session_expiry_s, config.mqtt.sessions, config.mqtt.retired_sessions);
     std::printf("  rocketmq %s, group %s\n", config.rocketmq.name_servers.c_str(),
                 config.rocketmq.producer_group.c_str());
     for (const MappingRule& rule : config.mapping) {
@@ -297,7 +301,8 @@ int run_bridge(const BridgeConfig& config, int stats_fd,
     const outpost::Notifier notifier;
     Watchdog watchdog(notifier, stats, stall_limit_for(config),
                       std::chrono::milliseconds(config.status.interval_ms));
-    log_info("starting: " + config.mqtt.uri + " -> RocketMQ " + config.rocketmq.name_servers);
+    log_info("starting: " + config.mqtt.endpoint.uri + " -> RocketMQ " +
+             config.rocketmq.name_servers);
 
     (*sessions)->start([session_done] {
         const uint64_t one = 1;
@@ -364,7 +369,7 @@ int run_supervisor(const BridgeConfig& config, const std::string& config_path) {
         return kExitFailure;
     }
     log_info("starting " + std::to_string(config.mqtt.sessions) + " session processes: " +
-             config.mqtt.uri + " -> RocketMQ " + config.rocketmq.name_servers);
+             config.mqtt.endpoint.uri + " -> RocketMQ " + config.rocketmq.name_servers);
     auto processes = SessionProcesses::start(config, program, config_path);
     if (!processes.is_ok()) {
         log_error(processes.status().to_string());
@@ -382,8 +387,7 @@ int run_supervisor(const BridgeConfig& config, const std::string& config_path) {
                       std::chrono::milliseconds(config.status.interval_ms));
     // READY=1 once every session is connected; a broker down at boot must
     // not fail the unit, so after connect_timeout_s READY=1 is sent anyway.
-    const auto ready_by =
-        std::chrono::steady_clock::now() + std::chrono::seconds(config.mqtt.connect_timeout_s);
+    const auto ready_by = std::chrono::steady_clock::now() + config.mqtt.endpoint.connect_timeout;
     pollfd wake{signals, POLLIN, 0};
     bool signalled = false;
     while (!totals.all_connected() && std::chrono::steady_clock::now() < ready_by) {
@@ -410,6 +414,8 @@ int run_supervisor(const BridgeConfig& config, const std::string& config_path) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    // Info and up, to stderr ("<N>" priorities when that is the journal).
+    outpost::configure_log("outpost-bridge", outpost::LogLevel::kInfo, false);
     bool child_usage_error = false;
     const std::optional<SessionChildArguments> child =
         parse_session_child_arguments(argc, argv, &child_usage_error);

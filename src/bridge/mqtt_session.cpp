@@ -79,8 +79,8 @@
 #include <vector>
 
 #include "bridge/callback_time.h"
-#include "bridge/log.h"
 #include "common/backoff.h"
+#include "common/service_log.h"
 #include "paho/client_setup.h"
 
 namespace outpost::bridge {
@@ -102,13 +102,7 @@ CallbackTime& process_callback_time() {
 paho::ConnectSettings session_settings(const BridgeConfig& bridge) {
     const MqttConfig& config = bridge.mqtt;
     paho::ConnectSettings settings;
-    settings.uri = config.uri;
-    settings.client_id = config.client_id;
-    settings.username = config.username;
-    settings.password = config.password;
-    settings.tls = config.tls;
-    settings.keepalive = std::chrono::seconds(config.keepalive_s);
-    settings.connect_timeout = std::chrono::seconds(config.connect_timeout_s);
+    settings.endpoint = config.endpoint;
     settings.session_expiry_s = config.session_expiry_s;
     settings.maximum_packet_size =
         announced_max_packet_size(config, bridge.limits.max_payload_bytes);
@@ -129,15 +123,16 @@ class PahoSession final : public MqttSession {
           client_(std::move(client)),
           // Capped doubling, jittered so a fleet of bridges does not
           // reconnect in lockstep.
-          reconnect_backoff_(Backoff::jittered(
-              std::chrono::milliseconds(config.mqtt.reconnect_min_ms),
-              std::chrono::milliseconds(config.mqtt.reconnect_max_ms), seeded_random(0))) {
+          reconnect_backoff_(Backoff::jittered(config.mqtt.endpoint.reconnect_initial,
+                                               config.mqtt.endpoint.reconnect_max,
+                                               seeded_random(0))) {
         // Registered before connect(): paho C 1.3.12 can deadlock when a
         // callback is set while its threads already deliver to the client.
         client_->set_message_callback(
             [this](mqtt::const_message_ptr message) { on_message(message); });
         paho::on_connection_end(*client_, [this](std::string cause) { on_connection_lost(cause); });
-        if (retired_) stats_.retired_session(config_.mqtt.client_id, RetiredState::kWaiting);
+        if (retired_)
+            stats_.retired_session(config_.mqtt.endpoint.client_id, RetiredState::kWaiting);
     }
 
     SessionEnd run() override {
@@ -234,11 +229,11 @@ class PahoSession final : public MqttSession {
     }
 
     void on_connection_lost(const std::string& cause) {
-        if (!retired_) stats_.mqtt_connected(config_.mqtt.client_id, false);
+        if (!retired_) stats_.mqtt_connected(config_.mqtt.endpoint.client_id, false);
         log_warning("MQTT " + cause);
         std::lock_guard<std::mutex> lock(mutex_);
         if (retired_ && session_present_) {
-            stats_.retired_session(config_.mqtt.client_id, RetiredState::kWaiting);
+            stats_.retired_session(config_.mqtt.endpoint.client_id, RetiredState::kWaiting);
         }
         lost_ = true;
         changed_.notify_all();
@@ -249,7 +244,7 @@ class PahoSession final : public MqttSession {
     bool ready_to_connect() {
         if (pending_connect_.in_progress()) return false;
         if (pending_connect_.finished_connected()) {
-            log_warning("MQTT connect as " + config_.mqtt.client_id +
+            log_warning("MQTT connect as " + config_.mqtt.endpoint.client_id +
                         " completed after its timeout; starting it again");
             if (!disconnect_bounded()) return false;
         }
@@ -257,8 +252,11 @@ class PahoSession final : public MqttSession {
     }
 
     Status connect_and_subscribe() {
-        const std::string where = config_.mqtt.uri + " as " + config_.mqtt.client_id;
-        const auto timeout = std::chrono::seconds(config_.mqtt.connect_timeout_s + 2);
+        const std::string where =
+            config_.mqtt.endpoint.uri + " as " + config_.mqtt.endpoint.client_id;
+        const auto timeout = std::chrono::duration_cast<std::chrono::seconds>(
+                                 config_.mqtt.endpoint.connect_timeout) +
+                             std::chrono::seconds(2);
         {
             std::lock_guard<std::mutex> lock(mutex_);
             lost_ = false;  // before connect(): a loss right after it must count
@@ -270,7 +268,7 @@ class PahoSession final : public MqttSession {
         }
         if (connack->mqtt_version != MQTTVERSION_5) {
             return Status::error(StatusCode::kUnavailable,
-                                 "broker " + config_.mqtt.uri + " did not accept MQTT v5");
+                                 "broker " + config_.mqtt.endpoint.uri + " did not accept MQTT v5");
         }
         const bool session_present = connack->session_present;
         if (retired_) return take_out_of_group(session_present, where);
@@ -282,13 +280,13 @@ class PahoSession final : public MqttSession {
         // bridge ever subscribed has its messages acknowledged and dropped
         // by the broker.
         if (session_present) {
-            stats_.mqtt_connected(config_.mqtt.client_id, true);
+            stats_.mqtt_connected(config_.mqtt.endpoint.client_id, true);
             log_info("connected to " + where + " (session resumed, subscribed)");
         }
         Status subscribed = subscribe(timeout);
         if (subscribed.is_ok()) {
             if (!session_present) {
-                stats_.mqtt_connected(config_.mqtt.client_id, true);
+                stats_.mqtt_connected(config_.mqtt.endpoint.client_id, true);
                 log_info("connected to " + where + " (new session), subscribed");
             }
             return subscribed;
@@ -344,7 +342,7 @@ class PahoSession final : public MqttSession {
         unsubscribe_.reset();
         mark_quiet_start();
         if (session_present) {
-            stats_.retired_session(config_.mqtt.client_id, RetiredState::kDraining);
+            stats_.retired_session(config_.mqtt.endpoint.client_id, RetiredState::kDraining);
             log_info("retired session: connected to " + where +
                      " (session resumed), leaving the group and draining it");
         }
@@ -407,7 +405,7 @@ class PahoSession final : public MqttSession {
                 std::lock_guard<std::mutex> lock(mutex_);
                 unsubscribe_ = token;
             } catch (const mqtt::exception& error) {
-                log_warning("unsubscribe as " + config_.mqtt.client_id +
+                log_warning("unsubscribe as " + config_.mqtt.endpoint.client_id +
                             " failed: " + error.what() + "; trying again");
             }
         }
@@ -426,18 +424,18 @@ class PahoSession final : public MqttSession {
         discard.session_expiry_s = 0;
         auto connack =
             paho::connect(*client_, discard,
-                          "MQTT connect to end retired session " + config_.mqtt.client_id,
+                          "MQTT connect to end retired session " + config_.mqtt.endpoint.client_id,
                           pending_connect_);
         if (!connack.is_ok()) {
             // Still drained and out of the group: the next start ends it.
-            stats_.retired_session(config_.mqtt.client_id, RetiredState::kDrained);
+            stats_.retired_session(config_.mqtt.endpoint.client_id, RetiredState::kDrained);
             log_warning(connack.status().message());
             return SessionEnd::kClean;
         }
         if (!disconnect_bounded()) return SessionEnd::kHeldUnacknowledged;
-        stats_.retired_session(config_.mqtt.client_id, RetiredState::kEnded);
+        stats_.retired_session(config_.mqtt.endpoint.client_id, RetiredState::kEnded);
         std::lock_guard<std::mutex> lock(mutex_);
-        log_info("retired session " + config_.mqtt.client_id + " ended (" +
+        log_info("retired session " + config_.mqtt.endpoint.client_id + " ended (" +
                  (session_present_ ? std::to_string(messages_) + " messages forwarded from it"
                                    : std::string("it had no session at the broker")) +
                  ")");
@@ -463,7 +461,7 @@ class PahoSession final : public MqttSession {
             std::future_status::ready) {
             return false;
         }
-        if (!retired_) stats_.mqtt_connected(config_.mqtt.client_id, false);
+        if (!retired_) stats_.mqtt_connected(config_.mqtt.endpoint.client_id, false);
         return true;
     }
 

@@ -6,9 +6,9 @@
 #include <chrono>
 #include <string>
 
-#include "bridge/log.h"
 #include "common/backoff.h"
 #include "common/random_source.h"
+#include "common/service_log.h"
 #include "paho/client_setup.h"
 
 namespace outpost::bridge {
@@ -20,13 +20,8 @@ constexpr int kClientQueue = 1000;
 
 paho::ConnectSettings receipt_settings(const MqttConfig& config) {
     paho::ConnectSettings settings;
-    settings.uri = config.uri;
-    settings.client_id = config.client_id + "-receipts";
-    settings.username = config.username;
-    settings.password = config.password;
-    settings.tls = config.tls;
-    settings.keepalive = std::chrono::seconds(config.keepalive_s);
-    settings.connect_timeout = std::chrono::seconds(config.connect_timeout_s);
+    settings.endpoint = config.endpoint;
+    settings.endpoint.client_id += "-receipts";
     settings.session_expiry_s = 0;  // clean start: a receipt is never worth keeping
     return settings;
 }
@@ -47,9 +42,8 @@ class PahoReceiptSender final : public MqttReceiptSender {
     PahoReceiptSender(const MqttConfig& config, std::unique_ptr<mqtt::async_client> client)
         : settings_(receipt_settings(config)),
           client_(std::move(client)),
-          backoff_(Backoff::jittered(std::chrono::milliseconds(config.reconnect_min_ms),
-                                     std::chrono::milliseconds(config.reconnect_max_ms),
-                                     seeded_random(0))) {
+          backoff_(Backoff::jittered(config.endpoint.reconnect_initial,
+                                     config.endpoint.reconnect_max, seeded_random(0))) {
         paho::on_connection_end(*client_, [this](std::string cause) {
             connected_ = false;
             log_warning("receipt connection ended: " + cause);
@@ -92,7 +86,8 @@ class PahoReceiptSender final : public MqttReceiptSender {
             connected_ = true;
             if (client_->is_connected()) {
                 failures_ = 0;
-                log_info("receipt connection to " + settings_.uri + " completed after its timeout");
+                log_info("receipt connection to " + settings_.endpoint.uri +
+                         " completed after its timeout");
                 return Status::ok();
             }
             connected_ = false;
@@ -101,8 +96,8 @@ class PahoReceiptSender final : public MqttReceiptSender {
         if (now < next_attempt_) {
             return Status::error(StatusCode::kUnavailable, "receipt connection is down");
         }
-        auto connack = paho::connect(*client_, settings_, "receipt connect to " + settings_.uri,
-                                     pending_connect_);
+        auto connack = paho::connect(
+            *client_, settings_, "receipt connect to " + settings_.endpoint.uri, pending_connect_);
         if (!connack) {
             ++failures_;
             next_attempt_ = now + backoff_.delay(failures_);

@@ -3,7 +3,7 @@
 #include <chrono>
 #include <string>
 
-#include "bridge/log.h"
+#include "common/service_log.h"
 
 namespace outpost::bridge {
 namespace {

@@ -53,7 +53,7 @@ std::optional<SessionChildArguments> parse_session_child_arguments(int argc, cha
 
 BridgeConfig session_child_config(const BridgeConfig& config, int index) {
     BridgeConfig own = config;
-    own.mqtt.client_id = session_client_id(config.mqtt.client_id, index);
+    own.mqtt.endpoint.client_id = session_client_id(config.mqtt.endpoint.client_id, index);
     own.mqtt.sessions = 1;
     if (own.limits.max_messages_per_s > 0) own.limits.max_messages_per_s /= config.mqtt.sessions;
     own.metrics.listen.clear();

@@ -12,13 +12,14 @@ Result<std::unique_ptr<SessionGroup>> SessionGroup::create(
     BridgeStats& stats, const StopSignal& stop) {
     std::vector<std::pair<std::string, SessionRole>> ids;
     for (int index = 0; index < config.mqtt.sessions; ++index) {
-        ids.emplace_back(session_client_id(config.mqtt.client_id, index), SessionRole::kLive);
+        ids.emplace_back(session_client_id(config.mqtt.endpoint.client_id, index),
+                         SessionRole::kLive);
     }
     for (const std::string& id : retired_ids) ids.emplace_back(id, SessionRole::kRetired);
     std::vector<std::unique_ptr<MqttSession>> sessions;
     for (const auto& [id, role] : ids) {
         BridgeConfig own = config;
-        own.mqtt.client_id = id;
+        own.mqtt.endpoint.client_id = id;
         auto session = make_mqtt_session(own, delivery, stats, stop, role);
         if (!session.is_ok()) return session.status();
         sessions.push_back(std::move(session).value());

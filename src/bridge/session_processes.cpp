@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "bridge/figures_line.h"
-#include "bridge/log.h"
+#include "common/service_log.h"
 
 namespace outpost::bridge {
 namespace {
@@ -54,7 +54,7 @@ Result<std::unique_ptr<SessionProcesses>> SessionProcesses::start(const BridgeCo
     SessionProcesses* self = processes.get();
     for (int index = 0; index < config.mqtt.sessions; ++index) {
         Lane lane;
-        lane.client_id = session_client_id(config.mqtt.client_id, index);
+        lane.client_id = session_client_id(config.mqtt.endpoint.client_id, index);
         lane.ended.mqtt_sessions[lane.client_id] = false;
         self->lanes_.push_back(std::move(lane));
     }
@@ -70,10 +70,9 @@ Result<std::unique_ptr<SessionProcesses>> SessionProcesses::start(const BridgeCo
         options.name = "session process " + std::to_string(index);
         options.thread_name = "session-sup-" + std::to_string(index);
         options.command = {program, "--config", config_path, "--session", std::to_string(index)};
-        options.restart_initial = std::chrono::milliseconds(config.mqtt.reconnect_min_ms);
-        options.restart_max = std::chrono::milliseconds(config.mqtt.reconnect_max_ms);
-        options.start_timeout =
-            std::chrono::seconds(config.mqtt.connect_timeout_s) + std::chrono::seconds(15);
+        options.restart_initial = config.mqtt.endpoint.reconnect_initial;
+        options.restart_max = config.mqtt.endpoint.reconnect_max;
+        options.start_timeout = config.mqtt.endpoint.connect_timeout + std::chrono::seconds(15);
         options.stop_timeout = stop_timeout;
         options.restart_note =
             " (" + self->lanes_[lane].client_id + "; its unacknowledged messages are redelivered)";

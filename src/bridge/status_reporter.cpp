@@ -7,7 +7,7 @@
 #include <cstring>
 #include <string>
 
-#include "bridge/log.h"
+#include "common/service_log.h"
 
 namespace outpost::bridge {
 

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <vector>
 
-#include "bridge/log.h"
 #include "bridge/stall_detector.h"
+#include "common/service_log.h"
 
 namespace outpost::bridge {
 namespace {

@@ -15,8 +15,8 @@ std::vector<std::string> weakened_security_warnings(const BridgeConfig& config,
         for (std::string& warning : leg_security_warnings(leg)) warnings.push_back(std::move(warning));
     }
     std::vector<std::string> secrets;
-    if (!config.mqtt.password.empty()) secrets.push_back("mqtt.password");
-    if (!config.mqtt.tls.key_password.empty()) secrets.push_back("mqtt.tls.key_password");
+    if (!config.mqtt.endpoint.password.empty()) secrets.push_back("mqtt.password");
+    if (!config.mqtt.endpoint.tls.key_password.empty()) secrets.push_back("mqtt.tls.key_password");
     std::string exposed = exposed_secrets_warning(config_path, secrets);
     if (!exposed.empty()) warnings.push_back(std::move(exposed));
     return warnings;

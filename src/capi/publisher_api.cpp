@@ -34,21 +34,22 @@ std::string text(const char* value) {
 
 PublisherOptions to_options(const outpost_publisher_options& options) {
     PublisherOptions result;
-    result.broker_uri = text(options.broker_uri);
-    result.client_id = text(options.client_id);
-    result.username = text(options.username);
-    result.password = text(options.password);
-    result.tls.ca_file = text(options.tls_ca_file);
-    result.tls.cert_file = text(options.tls_cert_file);
-    result.tls.key_file = text(options.tls_key_file);
-    result.tls.key_password = text(options.tls_key_password);
-    result.tls.verify_server = options.tls_verify_server != 0;
-    result.keepalive = std::chrono::seconds(options.keepalive_s);
-    result.connect_timeout = std::chrono::milliseconds(options.connect_timeout_ms);
-    result.reconnect_max = std::chrono::milliseconds(options.reconnect_max_ms);
+    result.endpoint.uri = text(options.broker_uri);
+    result.endpoint.client_id = text(options.client_id);
+    result.endpoint.username = text(options.username);
+    result.endpoint.password = text(options.password);
+    result.endpoint.tls.ca_file = text(options.tls_ca_file);
+    result.endpoint.tls.cert_file = text(options.tls_cert_file);
+    result.endpoint.tls.key_file = text(options.tls_key_file);
+    result.endpoint.tls.key_password = text(options.tls_key_password);
+    result.endpoint.tls.verify_server = options.tls_verify_server != 0;
+    result.endpoint.keepalive = std::chrono::seconds(options.keepalive_s);
+    result.endpoint.connect_timeout = std::chrono::milliseconds(options.connect_timeout_ms);
+    result.endpoint.reconnect_max = std::chrono::milliseconds(options.reconnect_max_ms);
     // A cap below the default first step would be refused; the first step
     // follows the cap down instead.
-    result.reconnect_initial = std::min(result.reconnect_initial, result.reconnect_max);
+    result.endpoint.reconnect_initial =
+        std::min(result.endpoint.reconnect_initial, result.endpoint.reconnect_max);
     result.max_in_flight = options.max_in_flight;
     result.max_attempts = options.max_attempts;
     result.receipts = options.receipts != 0;

@@ -13,11 +13,12 @@ outpost_publisher_options publisher_option_defaults() noexcept {
     try {
         // Built once and kept: broker_uri points into it for the process's life.
         static const PublisherOptions kDefaults;
-        options.broker_uri = kDefaults.broker_uri.c_str();
-        options.tls_verify_server = kDefaults.tls.verify_server ? 1 : 0;
-        options.keepalive_s = static_cast<uint32_t>(kDefaults.keepalive.count());
-        options.connect_timeout_ms = static_cast<uint32_t>(kDefaults.connect_timeout.count());
-        options.reconnect_max_ms = static_cast<uint32_t>(kDefaults.reconnect_max.count());
+        options.broker_uri = kDefaults.endpoint.uri.c_str();
+        options.tls_verify_server = kDefaults.endpoint.tls.verify_server ? 1 : 0;
+        options.keepalive_s = static_cast<uint32_t>(kDefaults.endpoint.keepalive.count());
+        options.connect_timeout_ms =
+            static_cast<uint32_t>(kDefaults.endpoint.connect_timeout.count());
+        options.reconnect_max_ms = static_cast<uint32_t>(kDefaults.endpoint.reconnect_max.count());
         options.max_in_flight = kDefaults.max_in_flight;
         options.max_attempts = kDefaults.max_attempts;
         options.receipts = kDefaults.receipts ? 1 : 0;

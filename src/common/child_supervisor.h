@@ -73,7 +73,7 @@ struct ChildSupervisorOptions {
 };
 
 // ChildSupervisorOptions::log for a program whose log has one function per
-// level (daemon/log.h, bridge/log.h).
+// level (common/service_log.h).
 std::function<void(ChildLogLevel, const std::string&)> child_log_to(
     void (*info)(const std::string&), void (*warning)(const std::string&),
     void (*error)(const std::string&));

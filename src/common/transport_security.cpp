@@ -48,17 +48,17 @@ std::string host_of(const std::string& address) {
     return colon == std::string::npos ? rest : rest.substr(0, colon);
 }
 
-LegSecurity mqtt_leg_security(const std::string& section, const std::string& uri,
-                              const std::string& password, bool verify_server,
+LegSecurity mqtt_leg_security(const std::string& section, const MqttEndpoint& endpoint,
                               bool allow_plaintext_credentials, bool tls_settings_given) {
+    const std::string& uri = endpoint.uri;
     LegSecurity leg;
     leg.section = section;
     leg.encrypted = uri.rfind("ssl://", 0) == 0;
     leg.plaintext_because = section + ".uri is " + uri;
     leg.tls_settings_given = tls_settings_given;
-    leg.verify_server = verify_server;
+    leg.verify_server = endpoint.tls.verify_server;
     leg.hosts = {host_of(uri)};
-    if (!password.empty()) leg.credential_field = "password";
+    if (!endpoint.password.empty()) leg.credential_field = "password";
     leg.allow_plaintext_credentials = allow_plaintext_credentials;
     return leg;
 }

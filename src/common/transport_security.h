@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "common/json_object_reader.h"
+#include "outpost/mqtt_endpoint.h"
 
 namespace outpost {
 
@@ -40,10 +41,9 @@ struct LegSecurity {
     bool allow_plaintext_credentials = false;
 };
 
-// An MQTT leg dialling `uri`: encrypted when it is ssl://; `password` is
-// its credential (empty: none).
-LegSecurity mqtt_leg_security(const std::string& section, const std::string& uri,
-                              const std::string& password, bool verify_server,
+// An MQTT leg to `endpoint`: encrypted when its uri is ssl://; its
+// password is its credential (empty: none).
+LegSecurity mqtt_leg_security(const std::string& section, const MqttEndpoint& endpoint,
                               bool allow_plaintext_credentials, bool tls_settings_given);
 
 // "localhost", 127.0.0.0/8, "::1" and "[::1]": traffic that never leaves

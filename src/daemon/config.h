@@ -10,8 +10,8 @@
 #include <cstdint>
 #include <string>
 
+#include "common/service_log.h"
 #include "common/transport_security.h"
-#include "daemon/log.h"
 #include "daemon/telemetry_scheduling.h"
 #include "outpost/publisher_options.h"
 #include "outpost/status.h"

@@ -1,11 +1,11 @@
 // JSON -> DaemonConfig. Every problem is reported with the path of its field,
 // all at once (common/json_object_reader.h).
-#include <nlohmann/json.hpp>
-
 #include <cstdio>
+#include <nlohmann/json.hpp>
 
 #include "common/json_object_reader.h"
 #include "common/listen_address.h"
+#include "common/mqtt_endpoint_reader.h"
 #include "common/text_checks.h"
 #include "daemon/config.h"
 
@@ -21,10 +21,6 @@ void read_ms(JsonObjectReader& in, const std::string& key, std::chrono::millisec
     int64_t value = out.count();
     in.read_integer(key, value, min, max);
     out = std::chrono::milliseconds(value);
-}
-
-bool has_prefix(const std::string& text, const char* prefix) {
-    return text.rfind(prefix, 0) == 0;
 }
 
 void read_database(JsonObjectReader& in, DaemonConfig& config) {
@@ -55,36 +51,9 @@ void read_database(JsonObjectReader& in, DaemonConfig& config) {
 }
 
 void read_broker(JsonObjectReader& in, DaemonConfig& config) {
-    PublisherOptions& publisher = config.publisher;
-    in.read_string("uri", publisher.broker_uri);
-    if (!has_prefix(publisher.broker_uri, "tcp://") &&
-        !has_prefix(publisher.broker_uri, "ssl://")) {
-        in.error("uri", "must start with tcp:// or ssl:// (got \"" + publisher.broker_uri + "\")");
-    }
-    in.read_string("client_id", publisher.client_id);
-    if (!publisher.client_id.empty() && !is_valid_identifier(publisher.client_id)) {
-        in.error("client_id", "must match [A-Za-z0-9._-]{1,64}");
-    }
-    in.read_string("username", publisher.username);
-    in.read_string("password", publisher.password);
-    if (!publisher.password.empty() && publisher.username.empty()) {
-        in.error("password", "is set without broker.username");
-    }
-    in.read_object("tls", false, [&](JsonObjectReader& tls) {
-        PublisherTlsOptions& options = publisher.tls;
-        tls.read_string("ca_file", options.ca_file);
-        tls.read_string("cert_file", options.cert_file);
-        tls.read_string("key_file", options.key_file);
-        tls.read_string("key_password", options.key_password);
-        tls.read_bool("verify_server", options.verify_server);
-        if (options.cert_file.empty() != options.key_file.empty()) {
-            tls.error("cert_file", "and broker.tls.key_file must be given together");
-        }
-    });
-    int64_t keepalive_s = publisher.keepalive.count();
-    in.read_integer("keepalive_s", keepalive_s, 5, 65535);
-    publisher.keepalive = std::chrono::seconds(keepalive_s);
-    read_ms(in, "connect_timeout_ms", publisher.connect_timeout, 100, 300000);
+    MqttEndpoint& endpoint = config.publisher.endpoint;
+    read_mqtt_endpoint(in, endpoint, false);
+    read_ms(in, "connect_timeout_ms", endpoint.connect_timeout, 100, 300000);
     in.read_bool("allow_plaintext_credentials", config.allow_plaintext_credentials);
     check_leg_security(broker_leg_security(config, in.find("tls") != nullptr), in);
 }
@@ -98,9 +67,9 @@ void read_publisher(JsonObjectReader& in, DaemonConfig& config) {
     if (publisher.retry_max < publisher.retry_initial) {
         in.error("retry_max_ms", "must not be below publisher.retry_initial_ms");
     }
-    read_ms(in, "reconnect_initial_ms", publisher.reconnect_initial, 1, kDayMs);
-    read_ms(in, "reconnect_max_ms", publisher.reconnect_max, 1, kDayMs);
-    if (publisher.reconnect_max < publisher.reconnect_initial) {
+    read_ms(in, "reconnect_initial_ms", publisher.endpoint.reconnect_initial, 1, kDayMs);
+    read_ms(in, "reconnect_max_ms", publisher.endpoint.reconnect_max, 1, kDayMs);
+    if (publisher.endpoint.reconnect_max < publisher.endpoint.reconnect_initial) {
         in.error("reconnect_max_ms", "must not be below publisher.reconnect_initial_ms");
     }
     read_ms(in, "lease_retry_ms", publisher.lease_retry, 1, 600000);
@@ -238,9 +207,7 @@ Result<DaemonConfig> parse_daemon_config(const std::string& json_text) {
 }
 
 LegSecurity broker_leg_security(const DaemonConfig& config, bool tls_settings_given) {
-    const PublisherOptions& publisher = config.publisher;
-    return outpost::mqtt_leg_security("broker", publisher.broker_uri, publisher.password,
-                                      publisher.tls.verify_server,
+    return outpost::mqtt_leg_security("broker", config.publisher.endpoint,
                                       config.allow_plaintext_credentials, tls_settings_given);
 }
 

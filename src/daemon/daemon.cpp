@@ -5,7 +5,7 @@
 #include <string>
 
 #include "common/child_supervisor.h"
-#include "daemon/log.h"
+#include "common/service_log.h"
 #include "daemon/metrics_textfile.h"
 #include "daemon/prometheus.h"
 
@@ -27,9 +27,9 @@ Result<TelemetrySupervisorOptions> telemetry_process(const DaemonConfig& config)
     program = program.substr(0, program.rfind('/') + 1) + "outpost-telemetry";
     TelemetrySupervisorOptions options;
     options.command = {program, "--config", config.config_path};
-    options.restart_initial = config.publisher.reconnect_initial;
-    options.restart_max = config.publisher.reconnect_max;
-    options.start_timeout = config.publisher.connect_timeout + std::chrono::seconds(5);
+    options.restart_initial = config.publisher.endpoint.reconnect_initial;
+    options.restart_max = config.publisher.endpoint.reconnect_max;
+    options.start_timeout = config.publisher.endpoint.connect_timeout + std::chrono::seconds(5);
     return options;
 }
 
@@ -96,7 +96,7 @@ Status Daemon::start_parts() {
     if (!publisher.is_ok()) return publisher.status().with_context("starting the publisher");
     publisher_ = std::move(*publisher);
     log_info("publishing alarms of gateway " + config_.store.gateway_id + " from " +
-             config_.database_path + " to " + config_.publisher.broker_uri);
+             config_.database_path + " to " + config_.publisher.endpoint.uri);
 
     if (config_.telemetry.enabled) {
         Result<TelemetrySupervisorOptions> process = telemetry_process(config_);

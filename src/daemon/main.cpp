@@ -2,8 +2,8 @@
 // telemetry lane, the alarm ingestion socket and the metrics endpoint from
 // one JSON configuration. See --help.
 #include <malloc.h>
-#include <sys/prctl.h>
 #include <sqlite3.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -13,8 +13,8 @@
 
 #include "common/child_supervisor.h"
 #include "common/service_arguments.h"
+#include "common/service_log.h"
 #include "daemon/config.h"
-#include "daemon/log.h"
 #include "daemon/run.h"
 
 namespace {
@@ -132,7 +132,7 @@ void print_summary(const DaemonConfig& config) {
     std::printf("configuration OK\n  gateway %s, database %s (quota %llu bytes)\n",
                 config.store.gateway_id.c_str(), config.database_path.c_str(),
                 static_cast<unsigned long long>(config.store.quota_bytes));
-    std::printf("  broker %s, window %d, drain %lld ms\n", config.publisher.broker_uri.c_str(),
+    std::printf("  broker %s, window %d, drain %lld ms\n", config.publisher.endpoint.uri.c_str(),
                 config.publisher.max_in_flight,
                 static_cast<long long>(config.drain_timeout.count()));
     std::printf("  alarm socket %s\n",
@@ -263,6 +263,6 @@ int main(int argc, char** argv) {
     name_process_after_its_file();
     use_one_malloc_arena();
     keep_sqlite_allocations_small();
-    configure_log(config->logging.level, config->logging.syslog);
+    configure_log("outpostd", config->logging.level, config->logging.syslog);
     return run_daemon(*config);
 }

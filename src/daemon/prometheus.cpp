@@ -56,10 +56,10 @@ void render_publisher(PrometheusText& out, const PublisherStatus& publisher) {
                 publisher.dead);
     out.seconds_gauge("outpost_commit_to_ack_p50_seconds",
                       "Median time from an alarm's commit to its PUBACK (recent rows).",
-                      publisher.commit_to_ack_p50_ms);
+                      whole_ms(publisher.commit_to_ack_p50_us));
     out.seconds_gauge("outpost_commit_to_ack_p99_seconds",
                       "99th percentile time from an alarm's commit to its PUBACK (recent rows).",
-                      publisher.commit_to_ack_p99_ms);
+                      whole_ms(publisher.commit_to_ack_p99_us));
     out.counter("outpost_publisher_loop_rounds_total",
                 "Rounds of the publisher loop (the watchdog's heartbeat).",
                 publisher.loop_heartbeat);

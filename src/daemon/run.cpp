@@ -11,11 +11,11 @@
 #include <algorithm>
 #include <cstring>
 
+#include "common/sd_notify.h"
+#include "common/service_log.h"
 #include "common/stop_signals.h"
 #include "daemon/daemon.h"
-#include "daemon/log.h"
 #include "daemon/start_warnings.h"
-#include "common/sd_notify.h"
 
 namespace outpost::daemon {
 namespace {
@@ -102,7 +102,7 @@ int run_daemon(const DaemonConfig& config) {
     notify(notifier, "READY=1\nSTATUS=" + status_line(daemon.snapshot()));
     log_info("ready");
 
-    Watchdog watchdog(notifier, daemon, config.publisher.connect_timeout);
+    Watchdog watchdog(notifier, daemon, config.publisher.endpoint.connect_timeout);
     const milliseconds textfile_interval =
         config.metrics.textfile.empty() ? milliseconds::max() : config.metrics.textfile_interval;
     auto next_status = Clock::now() + config.status_interval;

@@ -38,8 +38,8 @@ nlohmann::json status_json(const DaemonSnapshot& snapshot) {
           {"receipts_malformed", publisher.receipts_malformed},
           {"receipts_newer", publisher.receipts_newer},
           {"rejected", publisher.rejected},
-          {"commit_to_ack_p50_ms", publisher.commit_to_ack_p50_ms},
-          {"commit_to_ack_p99_ms", publisher.commit_to_ack_p99_ms},
+          {"commit_to_ack_p50_ms", whole_ms(publisher.commit_to_ack_p50_us)},
+          {"commit_to_ack_p99_ms", whole_ms(publisher.commit_to_ack_p99_us)},
           {"last_error", publisher.last_error}}},
     };
     if (snapshot.store) {

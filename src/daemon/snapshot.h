@@ -31,6 +31,12 @@ struct DaemonSnapshot {
     bool tls_verify_disabled = false;
 };
 
+// A PublisherStatus latency (microseconds, -1 for none) in the whole
+// milliseconds the status document and the metrics give, -1 kept.
+constexpr int64_t whole_ms(int64_t microseconds) {
+    return microseconds < 0 ? -1 : microseconds / 1000;
+}
+
 // The JSON `outpostctl status --socket` renders: backlog, oldest pending
 // age, in flight, dead, connection, lease, latency, telemetry drops, ingest.
 nlohmann::json status_json(const DaemonSnapshot& snapshot);

@@ -8,8 +8,9 @@ namespace outpost::daemon {
 std::vector<std::string> weakened_security_warnings(const DaemonConfig& config) {
     std::vector<std::string> warnings = leg_security_warnings(broker_leg_security(config));
     std::vector<std::string> secrets;
-    if (!config.publisher.password.empty()) secrets.push_back("broker.password");
-    if (!config.publisher.tls.key_password.empty()) secrets.push_back("broker.tls.key_password");
+    if (!config.publisher.endpoint.password.empty()) secrets.push_back("broker.password");
+    if (!config.publisher.endpoint.tls.key_password.empty())
+        secrets.push_back("broker.tls.key_password");
     if (!config.config_path.empty()) {
         std::string exposed = exposed_secrets_warning(config.config_path, secrets);
         if (!exposed.empty()) warnings.push_back(std::move(exposed));

@@ -22,9 +22,9 @@
 #include <cstdlib>
 #include <string>
 
+#include "common/service_log.h"
 #include "common/stop_signals.h"
 #include "daemon/config.h"
-#include "daemon/log.h"
 #include "daemon/telemetry_options.h"
 #include "daemon/telemetry_scheduling.h"
 #include "daemon/telemetry_stats_line.h"
@@ -87,7 +87,7 @@ int main(int argc, char** argv) {
 #if defined(__GLIBC__) && defined(M_ARENA_MAX)
     mallopt(M_ARENA_MAX, 1);  // as outpostd (main.cpp): few threads, small allocations
 #endif
-    configure_log(config->logging.level, config->logging.syslog);
+    configure_log("outpostd", config->logging.level, config->logging.syslog);
     const sigset_t stop_signals = block_stop_signals();
     // Before any thread starts: the lane's and paho's threads inherit it.
     const Status scheduled = apply_telemetry_scheduling(config->telemetry.scheduling);

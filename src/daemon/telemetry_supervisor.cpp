@@ -1,6 +1,6 @@
 #include "daemon/telemetry_supervisor.h"
 
-#include "daemon/log.h"
+#include "common/service_log.h"
 #include "daemon/telemetry_stats_line.h"
 
 namespace outpost::daemon {

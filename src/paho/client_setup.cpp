@@ -61,16 +61,16 @@ Result<std::unique_ptr<mqtt::async_client>> make_client(const ConnectSettings& s
         create.set_send_while_disconnected(false);
         create.set_max_buffered_messages(client_queue);
         return std::make_unique<mqtt::async_client>(
-            settings.uri, settings.client_id, create,
+            settings.endpoint.uri, settings.endpoint.client_id, create,
             static_cast<mqtt::iclient_persistence*>(nullptr));
     } catch (const mqtt::exception& error) {
-        return Status::error(
-            StatusCode::kInvalidArgument,
-            what + " for " + settings.uri + " as " + settings.client_id + ": " + describe(error));
+        return Status::error(StatusCode::kInvalidArgument,
+                             what + " for " + settings.endpoint.uri + " as " +
+                                 settings.endpoint.client_id + ": " + describe(error));
     } catch (const std::exception& error) {
-        return Status::error(
-            StatusCode::kInvalidArgument,
-            what + " for " + settings.uri + " as " + settings.client_id + ": " + error.what());
+        return Status::error(StatusCode::kInvalidArgument,
+                             what + " for " + settings.endpoint.uri + " as " +
+                                 settings.endpoint.client_id + ": " + error.what());
     }
 }
 
@@ -96,19 +96,20 @@ void fill_connect_options(const ConnectSettings& settings, mqtt::connect_options
     }
     if (!properties.empty()) options.set_properties(std::move(properties));
     options.set_automatic_reconnect(false);  // the caller paces reconnects
-    options.set_keep_alive_interval(settings.keepalive);
+    options.set_keep_alive_interval(settings.endpoint.keepalive);
     options.set_connect_timeout(std::max<int64_t>(
-        1, std::chrono::duration_cast<std::chrono::seconds>(settings.connect_timeout).count()));
-    if (!settings.username.empty() || !settings.password.empty()) {
-        options.set_user_name(settings.username);
-        options.set_password(settings.password);
+        1, std::chrono::duration_cast<std::chrono::seconds>(settings.endpoint.connect_timeout)
+               .count()));
+    if (!settings.endpoint.username.empty() || !settings.endpoint.password.empty()) {
+        options.set_user_name(settings.endpoint.username);
+        options.set_password(settings.endpoint.password);
     }
     if (settings.will) {
         options.set_will(mqtt::will_options(settings.will->topic, settings.will->payload,
                                             settings.will->qos, settings.will->retained));
     }
-    if (settings.uri.rfind("ssl://", 0) == 0) {
-        const TlsSettings& tls = settings.tls;
+    if (settings.endpoint.uri.rfind("ssl://", 0) == 0) {
+        const MqttTlsOptions& tls = settings.endpoint.tls;
         mqtt::ssl_options ssl;
         if (!tls.ca_file.empty()) ssl.set_trust_store(tls.ca_file);
         if (!tls.cert_file.empty()) ssl.set_key_store(tls.cert_file);
@@ -161,7 +162,7 @@ Result<Connack> connect(mqtt::async_client& client, const ConnectSettings& setti
     fill_connect_options(settings, options);
     try {
         mqtt::token_ptr token = client.connect(options);
-        if (!token->wait_for(settings.connect_timeout + std::chrono::seconds(2))) {
+        if (!token->wait_for(settings.endpoint.connect_timeout + std::chrono::seconds(2))) {
             pending.token_ = token;
             return Status::error(StatusCode::kTimeout, what + " timed out");
         }

@@ -42,7 +42,7 @@ constexpr int kDefaultClientQueue = 100;
 // they run under the same settings as Outpost's clients.
 void configure_process();
 
-// An MQTT v5 client for settings.uri and settings.client_id, with no
+// An MQTT v5 client for settings.endpoint.uri and settings.endpoint.client_id, with no
 // persistence and no publishing while disconnected; at most
 // `client_queue` publishes wait inside paho (beyond that publish throws
 // MQTTASYNC_MAX_BUFFERED_MESSAGES). Does not connect. Errors:
@@ -89,7 +89,7 @@ class PendingConnect final {
 };
 
 // Connects `client` with options filled in place from `settings` and waits
-// for CONNACK up to settings.connect_timeout + 2 s (paho's own connect
+// for CONNACK up to settings.endpoint.connect_timeout + 2 s (paho's own connect
 // timeout fires first; a token's wait() has none). Errors, each message led
 // by `what` ("connect to tcp://..."):
 //   kTimeout      no answer in time: the attempt may still finish inside

@@ -1,23 +1,19 @@
-// How an Outpost MQTT client connects, as plain data: what the alarm
-// publisher, the telemetry lane and the bridge each decide. The one place
-// that turns it into paho's options is client_setup.h; this header names no
-// paho type, so the publisher's link interface can carry it.
+// How an Outpost MQTT client connects, as plain data: the public
+// MqttEndpoint that every client is configured with (the alarm publisher,
+// the telemetry lane, the bridge's sessions and its receipt sender), plus
+// what each client decides for itself (session lifetime, packet size, will).
+// The one place that turns it into paho's options is client_setup.h; this
+// header names no paho type, so the publisher's link interface can carry it.
 #ifndef OUTPOST_PAHO_CONNECT_SETTINGS_H
 #define OUTPOST_PAHO_CONNECT_SETTINGS_H
 
-#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
 
-#include "outpost/publisher_options.h"
+#include "outpost/mqtt_endpoint.h"
 
 namespace outpost::paho {
-
-// TLS for an "ssl://" URI: CA, client certificate and key (PEM files, empty
-// means unused), key password, server verification. The public
-// PublisherTlsOptions already says it; every client (the bridge's too) uses it.
-using TlsSettings = PublisherTlsOptions;
 
 // A message the broker publishes when the connection dies without a clean
 // DISCONNECT.
@@ -29,15 +25,10 @@ struct WillSettings {
 };
 
 struct ConnectSettings {
-    std::string uri;  // "tcp://host:port" or "ssl://host:port" (then `tls` applies)
-    std::string client_id;
-    std::string username;  // both empty: anonymous
-    std::string password;
-    TlsSettings tls;
-    std::chrono::seconds keepalive{30};
-    // How long one connect may take. Paho counts whole seconds: rounded
-    // down, at least 1 s.
-    std::chrono::milliseconds connect_timeout{10000};
+    // Address, client id (as the client resolved it: never empty here),
+    // credentials, TLS, keepalive and connect timeout. Its reconnect pacing
+    // is the caller's own business (common/backoff.h).
+    MqttEndpoint endpoint;
     // 0: clean start, the session ends with the connection (the gateway: the
     // outbox is the queue). Above 0: a persistent session (clean_start =
     // false) that the broker keeps this many seconds after a disconnect (the

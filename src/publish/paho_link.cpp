@@ -94,8 +94,8 @@ class PahoLink final : public MqttLink {
     }
 
     Result<BrokerLimits> connect() override {
-        auto connack =
-            paho::connect(*client_, settings_, "connect to " + settings_.uri, pending_connect_);
+        auto connack = paho::connect(*client_, settings_, "connect to " + settings_.endpoint.uri,
+                                     pending_connect_);
         if (!connack) {
             if (connack.status().code() == StatusCode::kTimeout) {
                 // Best effort: abandon an attempt paho may still complete; the

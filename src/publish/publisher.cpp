@@ -2,6 +2,7 @@
 #include "outpost/publisher.h"
 
 #include "common/api_guard.h"
+#include "paho/endpoint_check.h"
 #include "publish/publisher_impl.h"
 
 namespace outpost {
@@ -12,10 +13,8 @@ Status invalid(const std::string& message) {
 }
 
 Status check_options(const PublisherOptions& options) {
-    const std::string& uri = options.broker_uri;
-    if (uri.rfind("tcp://", 0) != 0 && uri.rfind("ssl://", 0) != 0) {
-        return invalid("broker_uri '" + uri + "' must start with tcp:// or ssl://");
-    }
+    const std::string endpoint_problem = paho::endpoint_problem(options.endpoint);
+    if (!endpoint_problem.empty()) return invalid(endpoint_problem);
     if (options.max_in_flight < 1) return invalid("max_in_flight must be at least 1");
     if (options.max_attempts < 1) return invalid("max_attempts must be at least 1");
     if (options.mark_batch < 1) return invalid("mark_batch must be at least 1");
@@ -32,19 +31,13 @@ Status check_options(const PublisherOptions& options) {
     using std::chrono::milliseconds;
     for (auto [name, value] :
          {std::pair<const char*, milliseconds>{"retry_initial", options.retry_initial},
-          {"reconnect_initial", options.reconnect_initial},
           {"lease_retry", options.lease_retry},
           {"poll_interval", options.poll_interval},
           {"rescan_interval", options.rescan_interval},
-          {"purge_interval", options.purge_interval},
-          {"connect_timeout", options.connect_timeout}}) {
+          {"purge_interval", options.purge_interval}}) {
         if (value.count() <= 0) return invalid(std::string(name) + " must be positive");
     }
-    if (options.keepalive.count() <= 0) return invalid("keepalive must be positive");
     if (options.retry_max < options.retry_initial) return invalid("retry_max < retry_initial");
-    if (options.reconnect_max < options.reconnect_initial) {
-        return invalid("reconnect_max < reconnect_initial");
-    }
     return Status::ok();
 }
 

@@ -28,7 +28,8 @@ std::string make_holder(const std::string& boot_id) {
 
 }  // namespace
 
-publish::PublisherImpl::PublisherImpl(Store& store, const PublisherOptions& options, publish::LinkFactory make_link)
+publish::PublisherImpl::PublisherImpl(Store& store, const PublisherOptions& options,
+                                      publish::LinkFactory make_link)
     : store_(store),
       core_(store::core_of(store)),
       options_(options),
@@ -39,7 +40,8 @@ publish::PublisherImpl::PublisherImpl(Store& store, const PublisherOptions& opti
       make_link_(std::move(make_link)),
       holder_(make_holder(clock_.boot_id())),
       lease_(publish::lease_path_for(store.path())),
-      reconnect_backoff_(Backoff::jittered(options.reconnect_initial, options.reconnect_max,
+      reconnect_backoff_(Backoff::jittered(options.endpoint.reconnect_initial,
+                                           options.endpoint.reconnect_max,
                                            seeded_random(options.jitter_seed))),
       retry_backoff_(
           Backoff::jittered(options.retry_initial, options.retry_max,
@@ -94,12 +96,6 @@ PublisherStatus publish::PublisherImpl::status() const {
     status.commit_to_ack_p99_us = commit.p99;
     status.publish_to_ack_p50_us = publish.p50;
     status.publish_to_ack_p99_us = publish.p99;
-    // The millisecond figures keep their meaning: whole milliseconds.
-    auto to_ms = [](int64_t us) { return us < 0 ? us : us / 1000; };
-    status.commit_to_ack_p50_ms = to_ms(status.commit_to_ack_p50_us);
-    status.commit_to_ack_p99_ms = to_ms(status.commit_to_ack_p99_us);
-    status.publish_to_ack_p50_ms = to_ms(status.publish_to_ack_p50_us);
-    status.publish_to_ack_p99_ms = to_ms(status.publish_to_ack_p99_us);
     return status;
 }
 

@@ -28,13 +28,8 @@ bool publish::PublisherImpl::take_lease(int64_t now) {
         return false;
     }
     publish::LinkSettings settings;
-    settings.uri = options_.broker_uri;
-    settings.client_id = options_.client_id.empty() ? "outpost-" + gateway_id_ : options_.client_id;
-    settings.username = options_.username;
-    settings.password = options_.password;
-    settings.tls = options_.tls;
-    settings.keepalive = options_.keepalive;
-    settings.connect_timeout = options_.connect_timeout;
+    settings.endpoint = options_.endpoint;
+    if (settings.endpoint.client_id.empty()) settings.endpoint.client_id = "outpost-" + gateway_id_;
     // Retained QoS 1 "offline", naming this lease's epoch.
     settings.will = paho::WillSettings{
         publish::status_topic(gateway_id_),

@@ -5,6 +5,7 @@
 
 #include "common/api_guard.h"
 #include "common/text_checks.h"
+#include "paho/endpoint_check.h"
 #include "telemetry/datagram.h"
 #include "telemetry/lane_impl.h"
 
@@ -21,19 +22,12 @@ Status check_options(const TelemetryOptions& options) {
         return invalid("gateway_id must be 1-64 of [A-Za-z0-9._-], got '" + options.gateway_id +
                        "'");
     }
-    if (options.broker_uri.rfind("tcp://", 0) != 0 && options.broker_uri.rfind("ssl://", 0) != 0) {
-        return invalid("broker_uri must start with tcp:// or ssl://, got '" + options.broker_uri +
-                       "'");
-    }
+    const std::string endpoint_problem = paho::endpoint_problem(options.endpoint);
+    if (!endpoint_problem.empty()) return invalid(endpoint_problem);
     if (options.ring_capacity < 1) return invalid("ring_capacity must be at least 1");
     if (options.max_payload_bytes < 1 || options.max_payload_bytes > kMaxPayloadLimit) {
         return invalid("max_payload_bytes must be 1-" + std::to_string(kMaxPayloadLimit));
     }
-    if (options.reconnect_initial.count() < 1 ||
-        options.reconnect_max < options.reconnect_initial) {
-        return invalid("need 1 ms <= reconnect_initial <= reconnect_max");
-    }
-    if (options.connect_timeout.count() < 1) return invalid("connect_timeout must be positive");
     return Status::ok();
 }
 
@@ -49,11 +43,11 @@ telemetry::LaneImpl::~LaneImpl() {
 }
 
 Status telemetry::LaneImpl::open() {
-    const std::string client_id = options_.client_id.empty()
-                                      ? "outpost-" + options_.gateway_id + "-telemetry"
-                                      : options_.client_id;
+    MqttEndpoint endpoint = options_.endpoint;
+    if (endpoint.client_id.empty())
+        endpoint.client_id = "outpost-" + options_.gateway_id + "-telemetry";
     auto sender = telemetry::make_mqtt_sender(
-        options_, client_id, [this](const std::string& cause) { on_connection_lost(cause); });
+        endpoint, [this](const std::string& cause) { on_connection_lost(cause); });
     if (!sender) return sender.status();
     sender_ = std::move(*sender);
     if (!options_.datagram_socket.empty()) {

@@ -18,19 +18,6 @@ namespace {
 // Publishes queued inside paho at most; beyond that publish() says kBusy.
 constexpr int kClientQueue = 64;
 
-paho::ConnectSettings connect_settings(const TelemetryOptions& options,
-                                       const std::string& client_id) {
-    paho::ConnectSettings settings;
-    settings.uri = options.broker_uri;
-    settings.client_id = client_id;
-    settings.username = options.username;
-    settings.password = options.password;
-    settings.tls = options.tls;
-    settings.keepalive = options.keepalive;
-    settings.connect_timeout = options.connect_timeout;
-    return settings;  // clean start, no will: telemetry is best effort
-}
-
 class PahoSender final : public MqttSender {
   public:
     PahoSender(paho::ConnectSettings settings, std::unique_ptr<mqtt::async_client> client,
@@ -45,8 +32,9 @@ class PahoSender final : public MqttSender {
     }
 
     Status connect() override {
-        auto connack = paho::connect(*client_, settings_, "telemetry connect to " + settings_.uri,
-                                     pending_connect_);
+        auto connack =
+            paho::connect(*client_, settings_, "telemetry connect to " + settings_.endpoint.uri,
+                          pending_connect_);
         if (connack) return Status::ok();
         if (connack.status().code() == StatusCode::kTimeout) {
             disconnect(std::chrono::milliseconds(0));
@@ -97,9 +85,9 @@ class PahoSender final : public MqttSender {
 }  // namespace
 
 Result<std::unique_ptr<MqttSender>> make_mqtt_sender(
-    const TelemetryOptions& options, const std::string& client_id,
-    std::function<void(const std::string& cause)> on_lost) {
-    paho::ConnectSettings settings = connect_settings(options, client_id);
+    const MqttEndpoint& endpoint, std::function<void(const std::string& cause)> on_lost) {
+    paho::ConnectSettings settings;  // clean start, no will: telemetry is best effort
+    settings.endpoint = endpoint;
     auto client = paho::make_client(settings, "telemetry MQTT client", kClientQueue);
     if (!client) return client.status();
     return std::unique_ptr<MqttSender>(

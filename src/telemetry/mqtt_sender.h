@@ -5,12 +5,13 @@
 #ifndef OUTPOST_TELEMETRY_MQTT_SENDER_H
 #define OUTPOST_TELEMETRY_MQTT_SENDER_H
 
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <string>
 
+#include "outpost/mqtt_endpoint.h"
 #include "outpost/status.h"
-#include "outpost/telemetry.h"
 
 namespace outpost::telemetry {
 
@@ -26,7 +27,7 @@ class MqttSender {
   public:
     virtual ~MqttSender() = default;
 
-    // Connects and waits for CONNACK up to options.connect_timeout.
+    // Connects and waits for CONNACK up to endpoint.connect_timeout.
     // Errors: kUnavailable (refused, unreachable, TLS, timeout).
     virtual Status connect() = 0;
 
@@ -40,12 +41,12 @@ class MqttSender {
     virtual bool connected() const = 0;
 };
 
-// `on_lost` is called on paho's thread with the cause when an established
-// connection ends. Errors: kInvalidArgument for a URI or client id paho
-// refuses.
+// A sender for `endpoint`, whose client_id the lane has resolved. Clean
+// start and no will: telemetry is best effort. `on_lost` is called on
+// paho's thread with the cause when an established connection ends.
+// Errors: kInvalidArgument for a URI or client id paho refuses.
 Result<std::unique_ptr<MqttSender>> make_mqtt_sender(
-    const TelemetryOptions& options, const std::string& client_id,
-    std::function<void(const std::string& cause)> on_lost);
+    const MqttEndpoint& endpoint, std::function<void(const std::string& cause)> on_lost);
 
 }  // namespace outpost::telemetry
 

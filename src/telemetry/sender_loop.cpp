@@ -29,8 +29,9 @@ bool lower_thread_priority() {
 void telemetry::LaneImpl::sender_loop() {
     ::pthread_setname_np(::pthread_self(), "outpost-tele");
     lower_thread_priority();
-    Backoff backoff = Backoff::jittered(options_.reconnect_initial, options_.reconnect_max,
-                                        seeded_random(options_.jitter_seed));
+    Backoff backoff =
+        Backoff::jittered(options_.endpoint.reconnect_initial, options_.endpoint.reconnect_max,
+                          seeded_random(options_.jitter_seed));
     // Bursts of up to a tenth of a second's worth.
     const uint32_t rate = options_.max_send_rate;
     telemetry::SendPacer pacer(rate, rate / 10, std::chrono::steady_clock::now());

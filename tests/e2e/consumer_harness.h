@@ -211,10 +211,10 @@ class Gateway final {
         REQUIRE(store);
         store_ = std::move(*store);
         PublisherOptions publisher_options;
-        publisher_options.broker_uri = broker_uri;
-        publisher_options.client_id = "consumer-it-" + gateway_id + "-" + run_id();
-        publisher_options.reconnect_initial = std::chrono::milliseconds(50);
-        publisher_options.reconnect_max = std::chrono::milliseconds(500);
+        publisher_options.endpoint.uri = broker_uri;
+        publisher_options.endpoint.client_id = "consumer-it-" + gateway_id + "-" + run_id();
+        publisher_options.endpoint.reconnect_initial = std::chrono::milliseconds(50);
+        publisher_options.endpoint.reconnect_max = std::chrono::milliseconds(500);
         auto publisher = Publisher::start(*store_, publisher_options);
         INFO("publisher: " << (publisher ? "" : publisher.status().to_string()));
         REQUIRE(publisher);

@@ -32,14 +32,14 @@ class ReceiptGateway final {
         options.gateway_id = gateway_id;
         store_ = open_store(dir.file(gateway_id + ".db"), options);
         PublisherOptions publisher;
-        publisher.broker_uri = broker.uri();
-        publisher.client_id = gateway_id + "-" + run_id();
+        publisher.endpoint.uri = broker.uri();
+        publisher.endpoint.client_id = gateway_id + "-" + run_id();
         if (!password.empty()) {  // the broker knows the gateway by its id
-            publisher.username = gateway_id;
-            publisher.password = password;
+            publisher.endpoint.username = gateway_id;
+            publisher.endpoint.password = password;
         }
-        publisher.reconnect_initial = std::chrono::milliseconds(100);
-        publisher.reconnect_max = std::chrono::milliseconds(500);
+        publisher.endpoint.reconnect_initial = std::chrono::milliseconds(100);
+        publisher.endpoint.reconnect_max = std::chrono::milliseconds(500);
         publisher.receipts = true;
         publisher.receipt_timeout = std::chrono::milliseconds(timeout_ms);
         publisher.receipt_timeout_max = std::chrono::milliseconds(2 * timeout_ms);

@@ -41,11 +41,11 @@ TEST_CASE("alarms travel gateway to RocketMQ over mutual TLS with certificate id
         ids.insert(event->event_id);
     }
     PublisherOptions options;
-    options.broker_uri = broker.uri();
-    options.tls.ca_file = ca.cert;
-    options.tls.cert_file = gateway_cert.cert;
-    options.tls.key_file = gateway_cert.key;
-    options.reconnect_initial = std::chrono::milliseconds(50);
+    options.endpoint.uri = broker.uri();
+    options.endpoint.tls.ca_file = ca.cert;
+    options.endpoint.tls.cert_file = gateway_cert.cert;
+    options.endpoint.tls.key_file = gateway_cert.key;
+    options.endpoint.reconnect_initial = std::chrono::milliseconds(50);
     auto publisher = Publisher::start(*store, options);
     REQUIRE(publisher.is_ok());
     {

@@ -45,9 +45,9 @@ using namespace std::chrono_literals;
 paho::ConnectSettings settings_for(const testing::Mosquitto& broker, const std::string& id,
                                    std::chrono::seconds connect_timeout = 3s) {
     paho::ConnectSettings settings;
-    settings.uri = broker.uri();
-    settings.client_id = id;
-    settings.connect_timeout = connect_timeout;
+    settings.endpoint.uri = broker.uri();
+    settings.endpoint.client_id = id;
+    settings.endpoint.connect_timeout = connect_timeout;
     return settings;
 }
 
@@ -236,11 +236,11 @@ TEST_CASE("the bridge's receipt sender sends again after a connect that timed ou
     REQUIRE((*reader)->subscribe("outpost/gw-1/receipt", 1)->wait_for(5s));
 
     bridge::MqttConfig config;
-    config.uri = broker.uri();
-    config.client_id = "bridge-late";
-    config.connect_timeout_s = 3;  // as settings_for's, for the same reason
-    config.reconnect_min_ms = 10;
-    config.reconnect_max_ms = 20;
+    config.endpoint.uri = broker.uri();
+    config.endpoint.client_id = "bridge-late";
+    config.endpoint.connect_timeout = 3s;  // as settings_for's, for the same reason
+    config.endpoint.reconnect_initial = 10ms;
+    config.endpoint.reconnect_max = 20ms;
     auto sender = bridge::make_receipt_sender(config);
     REQUIRE(sender.is_ok());
     const std::string topic = "outpost/gw-1/receipt";

@@ -33,13 +33,13 @@ namespace outpost::testing {
 // outcomes come quickly (no test asserts on timing).
 inline PublisherOptions test_publisher_options(const Mosquitto& broker) {
     PublisherOptions options;
-    options.broker_uri = broker.uri();
-    options.reconnect_initial = std::chrono::milliseconds(50);
-    options.reconnect_max = std::chrono::milliseconds(400);
+    options.endpoint.uri = broker.uri();
+    options.endpoint.reconnect_initial = std::chrono::milliseconds(50);
+    options.endpoint.reconnect_max = std::chrono::milliseconds(400);
     options.retry_initial = std::chrono::milliseconds(20);
     options.retry_max = std::chrono::milliseconds(100);
     options.lease_retry = std::chrono::milliseconds(50);
-    options.connect_timeout = std::chrono::seconds(2);
+    options.endpoint.connect_timeout = std::chrono::seconds(2);
     return options;
 }
 

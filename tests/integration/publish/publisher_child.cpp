@@ -51,10 +51,10 @@ int main(int argc, char** argv) {
         return 1;
     }
     outpost::PublisherOptions options;
-    options.broker_uri = argv[2];
-    options.client_id = argv[3];
-    options.reconnect_initial = std::chrono::milliseconds(50);
-    options.reconnect_max = std::chrono::milliseconds(500);
+    options.endpoint.uri = argv[2];
+    options.endpoint.client_id = argv[3];
+    options.endpoint.reconnect_initial = std::chrono::milliseconds(50);
+    options.endpoint.reconnect_max = std::chrono::milliseconds(500);
     options.lease_retry = std::chrono::milliseconds(50);
     auto publisher = outpost::Publisher::start(**store, options);
     if (!publisher) {

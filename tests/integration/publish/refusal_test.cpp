@@ -19,8 +19,8 @@ TEST_CASE("a publish the broker refuses (ACL, 0x87) moves to DEAD after max_atte
     auto later = record_alarms(*store, 40, 4, 1);
 
     PublisherOptions options = test_publisher_options(broker);
-    options.username = "gw-test";
-    options.password = "gateway-secret";
+    options.endpoint.username = "gw-test";
+    options.endpoint.password = "gateway-secret";
     options.max_attempts = 3;
     auto publisher = Publisher::start(*store, options);
     REQUIRE_OK(publisher);
@@ -100,8 +100,8 @@ TEST_CASE("a refused row holds back its device's later rows until its retry succ
     record_alarms(*store, 20, 4, 1);
 
     PublisherOptions options = test_publisher_options(broker);
-    options.username = "gw-test";
-    options.password = "gateway-secret";
+    options.endpoint.username = "gw-test";
+    options.endpoint.password = "gateway-secret";
     options.max_attempts = 1000;  // transient: must never go DEAD here
     auto publisher = Publisher::start(*store, options);
     REQUIRE_OK(publisher);

@@ -40,8 +40,8 @@ TEST_CASE("a running publisher sends replayed SENT and DEAD rows again with the 
     const auto refused = record_alarms(*store, 1, 1, 1, "forbidden-");
 
     PublisherOptions options = test_publisher_options(broker);
-    options.username = "gw-test";
-    options.password = "gateway-secret";
+    options.endpoint.username = "gw-test";
+    options.endpoint.password = "gateway-secret";
     options.max_attempts = 1;
     options.rescan_interval = 200ms;
     auto publisher = Publisher::start(*store, options);

@@ -38,9 +38,9 @@ struct TlsBench {
 
     PublisherOptions publisher_options(const Mosquitto& broker, const std::string& trust) const {
         PublisherOptions options = test_publisher_options(broker);
-        options.tls.ca_file = trust;
-        options.tls.cert_file = gateway.cert;
-        options.tls.key_file = gateway.key;
+        options.endpoint.tls.ca_file = trust;
+        options.endpoint.tls.cert_file = gateway.cert;
+        options.endpoint.tls.key_file = gateway.key;
         return options;
     }
 };
@@ -102,8 +102,8 @@ TEST_CASE("a gateway certificate cannot publish under another gateway's prefix")
     record_alarms(*store, 1, 1, 1);
 
     PublisherOptions options = bench.publisher_options(broker, bench.ca.cert);
-    options.tls.cert_file = other.cert;
-    options.tls.key_file = other.key;
+    options.endpoint.tls.cert_file = other.cert;
+    options.endpoint.tls.key_file = other.key;
     options.max_attempts = 2;
     auto publisher = Publisher::start(*store, options);
     REQUIRE_OK(publisher);

@@ -19,10 +19,10 @@ namespace {
 TelemetryOptions lane_options(const Mosquitto& broker) {
     TelemetryOptions options;
     options.gateway_id = "gw-tele";
-    options.broker_uri = broker.uri();
-    options.reconnect_initial = std::chrono::milliseconds(50);
-    options.reconnect_max = std::chrono::milliseconds(400);
-    options.connect_timeout = std::chrono::seconds(2);
+    options.endpoint.uri = broker.uri();
+    options.endpoint.reconnect_initial = std::chrono::milliseconds(50);
+    options.endpoint.reconnect_max = std::chrono::milliseconds(400);
+    options.endpoint.connect_timeout = std::chrono::seconds(2);
     return options;
 }
 

@@ -103,8 +103,8 @@ outpost::Alarm alarm_numbered(int number) {
 
 outpost::PublisherOptions publisher_options() {
     outpost::PublisherOptions options;
-    options.broker_uri = "tcp://127.0.0.1:9";  // nothing listens: the start is what matters
-    options.connect_timeout = std::chrono::milliseconds(200);
+    options.endpoint.uri = "tcp://127.0.0.1:9";  // nothing listens: the start is what matters
+    options.endpoint.connect_timeout = std::chrono::milliseconds(200);
     return options;
 }
 
@@ -209,7 +209,7 @@ TEST_CASE("every allocation failure in Publisher::start is a Status, and a later
 TEST_CASE("a telemetry lane that cannot start its thread says kResourceExhausted") {
     outpost::TelemetryOptions options;
     options.gateway_id = "gw-resources";
-    options.broker_uri = "tcp://127.0.0.1:9";
+    options.endpoint.uri = "tcp://127.0.0.1:9";
     ThreadsFail no_threads;
     auto refused = outpost::TelemetryLane::start(options);
     REQUIRE_FALSE(refused);

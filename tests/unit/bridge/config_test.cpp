@@ -54,7 +54,7 @@ std::string inserted_before(std::string text, const std::string& marker,
 TEST_CASE("a minimal configuration parses and gets the documented defaults") {
     auto config = parse_bridge_config(kMinimal);
     REQUIRE(config.is_ok());
-    CHECK(config->mqtt.client_id == "bridge-1");
+    CHECK(config->mqtt.endpoint.client_id == "bridge-1");
     CHECK(config->mqtt.session_expiry_s == 604800u);
     CHECK(config->mqtt.shared_group == "outpost-bridge");
     CHECK(config->mqtt.topic_filters ==
@@ -88,7 +88,7 @@ TEST_CASE("a full configuration parses every field") {
     })");
     REQUIRE(config.is_ok());
     CHECK(config->rocketmq.name_servers == "10.0.0.1:9876;10.0.0.2:9876");
-    CHECK(config->mqtt.tls.verify_server == false);
+    CHECK(config->mqtt.endpoint.tls.verify_server == false);
     CHECK(config->mapping[1].rocketmq_topic == "site_events");
     CHECK(config->limits.max_messages_per_s == Approx(50.5));
     CHECK(config->identity.device_level == -1);

@@ -60,8 +60,8 @@ class RecordingSender final : public ReceiptSender {
 
 BridgeConfig test_config() {
     BridgeConfig config;
-    config.mqtt.uri = "tcp://127.0.0.1:1883";
-    config.mqtt.client_id = "bridge-test";
+    config.mqtt.endpoint.uri = "tcp://127.0.0.1:1883";
+    config.mqtt.endpoint.client_id = "bridge-test";
     config.rocketmq.name_servers = "127.0.0.1:9876";
     config.mapping = {{"outpost/+/alarm/+", "outpost_alarms", "${eventType}"}};
     config.quarantine_topic = "outpost_quarantine";

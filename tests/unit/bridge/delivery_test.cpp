@@ -49,8 +49,8 @@ class ScriptedSink final : public MessageSink {
 
 BridgeConfig test_config() {
     BridgeConfig config;
-    config.mqtt.uri = "tcp://127.0.0.1:1883";
-    config.mqtt.client_id = "bridge-test";
+    config.mqtt.endpoint.uri = "tcp://127.0.0.1:1883";
+    config.mqtt.endpoint.client_id = "bridge-test";
     config.rocketmq.name_servers = "127.0.0.1:9876";
     config.rocketmq.retry_pause_max_ms = 100;
     config.mapping = {{"outpost/+/alarm/+", "outpost_alarms", "${payload.severity}"},

@@ -31,8 +31,8 @@ DaemonSnapshot busy_snapshot() {
     snapshot.publisher.in_flight = 4;
     snapshot.publisher.sent = 111;
     snapshot.publisher.oldest_pending_age_ms = 1500;
-    snapshot.publisher.commit_to_ack_p99_ms = 42;
-    snapshot.publisher.commit_to_ack_p50_ms = -1;  // no sample: left out
+    snapshot.publisher.commit_to_ack_p99_us = 42'700;  // shown in whole milliseconds
+    snapshot.publisher.commit_to_ack_p50_us = -1;      // no sample: left out
     outpost::TelemetryStats telemetry;
     telemetry.offered = 900;
     telemetry.published = 850;

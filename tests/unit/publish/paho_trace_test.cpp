@@ -25,9 +25,9 @@ void count_record(enum MQTTASYNC_TRACE_LEVELS level, char* /*message*/) {
 // of loopback): dozens of paho functions run on two threads.
 std::unique_ptr<mqtt::async_client> create_and_fail_to_connect(const char* client_id) {
     paho::ConnectSettings settings;
-    settings.uri = "tcp://127.0.0.1:1";
-    settings.client_id = client_id;
-    settings.connect_timeout = std::chrono::seconds(2);
+    settings.endpoint.uri = "tcp://127.0.0.1:1";
+    settings.endpoint.client_id = client_id;
+    settings.endpoint.connect_timeout = std::chrono::seconds(2);
     auto client = paho::make_client(settings, "MQTT client");
     REQUIRE(client.is_ok());
     paho::PendingConnect pending;

@@ -146,7 +146,7 @@ TEST_CASE("a row is marked SENT only after its own acknowledgement") {
     // The reconnect waits for its backoff on the publisher's (manual) clock;
     // a retry would wait far longer.
     REQUIRE(outpost::testing::eventually([&] { return !rig.status().connected; }));
-    clock.advance(quick_publisher_options().reconnect_max.count());
+    clock.advance(quick_publisher_options().endpoint.reconnect_max.count());
     REQUIRE(broker.wait_until(
         [&] { return broker.connects_locked() == 2 && broker.held_locked() == 2; }));
     for (int i : {1, 3}) {

@@ -24,9 +24,9 @@ namespace outpost::testing {
 // beyond what the publisher guarantees by construction.
 inline PublisherOptions quick_publisher_options() {
     PublisherOptions options;
-    options.broker_uri = "tcp://scripted.invalid:1883";
-    options.reconnect_initial = std::chrono::milliseconds(5);
-    options.reconnect_max = std::chrono::milliseconds(20);
+    options.endpoint.uri = "tcp://scripted.invalid:1883";
+    options.endpoint.reconnect_initial = std::chrono::milliseconds(5);
+    options.endpoint.reconnect_max = std::chrono::milliseconds(20);
     options.retry_initial = std::chrono::milliseconds(5);
     options.retry_max = std::chrono::milliseconds(20);
     options.lease_retry = std::chrono::milliseconds(10);

@@ -26,9 +26,9 @@ namespace {
 TelemetryOptions offline_options() {
     TelemetryOptions options;
     options.gateway_id = "gw-unit";
-    options.broker_uri = "tcp://127.0.0.1:" + std::to_string(free_loopback_port());
-    options.reconnect_initial = std::chrono::milliseconds(50);
-    options.reconnect_max = std::chrono::milliseconds(200);
+    options.endpoint.uri = "tcp://127.0.0.1:" + std::to_string(free_loopback_port());
+    options.endpoint.reconnect_initial = std::chrono::milliseconds(50);
+    options.endpoint.reconnect_max = std::chrono::milliseconds(200);
     return options;
 }
 
@@ -151,7 +151,7 @@ TEST_CASE("bad options are refused with a clear error and nothing starts") {
     CHECK(lane.status().message().find("gateway_id") != std::string::npos);
 
     options = offline_options();
-    options.broker_uri = "http://127.0.0.1:1883";
+    options.endpoint.uri = "http://127.0.0.1:1883";
     CHECK(TelemetryLane::start(options).status().code() == StatusCode::kInvalidArgument);
     options = offline_options();
     options.max_payload_bytes = 0;

@@ -1,4 +1,4 @@
-#include "daemon/log.h"
+#include "common/service_log.h"
 
 #include <sys/stat.h>
 #include <syslog.h>
@@ -8,13 +8,15 @@
 #include <cstdlib>
 #include <mutex>
 
-namespace outpost::daemon {
+namespace outpost {
 namespace {
 
 std::mutex log_mutex;
 std::atomic<int> max_level{static_cast<int>(LogLevel::kInfo)};
 bool to_syslog = false;  // written by configure_log only
 bool to_journal = false;
+std::string program_name = "outpost";  // written by configure_log only
+std::string tag;                       // "[<tag>]"; written by set_log_tag only
 
 // systemd sets JOURNAL_STREAM="<dev>:<inode>" of the stream it connected;
 // it only counts if stderr is still that stream (not redirected since).
@@ -47,9 +49,11 @@ void write_line(LogLevel level, const std::string& text) {
     if (static_cast<int>(level) > max_level.load(std::memory_order_relaxed)) return;
     std::lock_guard<std::mutex> lock(log_mutex);
     if (to_journal) {
-        std::fprintf(stderr, "<%d>%s\n", syslog_priority(level), text.c_str());
+        std::fprintf(stderr, "<%d>%s%s%s\n", syslog_priority(level), tag.c_str(),
+                     tag.empty() ? "" : " ", text.c_str());
     } else {
-        std::fprintf(stderr, "outpostd %s: %s\n", log_level_name(level), text.c_str());
+        std::fprintf(stderr, "%s%s %s: %s\n", program_name.c_str(), tag.c_str(),
+                     log_level_name(level), text.c_str());
     }
     std::fflush(stderr);
     if (to_syslog) syslog(syslog_priority(level), "%s", text.c_str());
@@ -79,12 +83,19 @@ const char* log_level_name(LogLevel level) {
     return "info";
 }
 
-void configure_log(LogLevel level, bool use_syslog) {
+void configure_log(const std::string& program, LogLevel level, bool use_syslog) {
     std::lock_guard<std::mutex> lock(log_mutex);
     max_level = static_cast<int>(level);
     to_journal = stderr_is_journal();
-    if (use_syslog && !to_syslog) openlog("outpostd", LOG_PID, LOG_DAEMON);
+    // openlog keeps the pointer: the name is not changed while syslog is open.
+    if (!to_syslog) program_name = program;
+    if (use_syslog && !to_syslog) openlog(program_name.c_str(), LOG_PID, LOG_DAEMON);
     to_syslog = use_syslog;
+}
+
+void set_log_tag(const std::string& new_tag) {
+    std::lock_guard<std::mutex> lock(log_mutex);
+    tag = "[" + new_tag + "]";
 }
 
 void log_error(const std::string& text) {
@@ -99,5 +110,10 @@ void log_info(const std::string& text) {
 void log_debug(const std::string& text) {
     write_line(LogLevel::kDebug, text);
 }
+void log_json_line(const std::string& json_line) {
+    std::lock_guard<std::mutex> lock(log_mutex);
+    std::fprintf(stderr, "%s\n", json_line.c_str());
+    std::fflush(stderr);
+}
 
-}  // namespace outpost::daemon
+}  // namespace outpost
