@@ -86,6 +86,10 @@ Usage: outpost-torture --mode powercut|kill|e2e|vm|vm-run [options]
                     vm: socket connections)
   --alarms-per-run M  record calls per run over all workers (120; vm: per
                     recording)
+  --alarm-rate R    vm-run: alarms per second over all connections, evenly
+                    spaced (0, the default: as fast as outpostd answers)
+  --sent-retention S  vm-run: outpostd's SENT retention in seconds, or
+                    "default" for outpostd's own (0)
   --dir DIR         scratch space (default $TMPDIR or /tmp)
   --keep-failures   keep the files of failed runs
   --only I          powercut mode: run index I alone (as printed on failure)
@@ -201,6 +205,23 @@ std::optional<CampaignOptions> parse_options(int argc, char** argv, std::string*
                 return std::nullopt;
             }
             options.alarms_per_run = static_cast<int>(number);
+        } else if (arg == "--alarm-rate") {
+            std::string text;
+            if (!need_text(&text)) return std::nullopt;
+            char* end = nullptr;
+            options.alarm_rate = std::strtod(text.c_str(), &end);
+            if (*end != '\0' || !(options.alarm_rate >= 0) || options.alarm_rate > 100000) {
+                *message = "--alarm-rate needs a number of alarms per second from 0 to 100000";
+                return std::nullopt;
+            }
+        } else if (arg == "--sent-retention") {
+            if (!need_text(&options.sent_retention)) return std::nullopt;
+            uint64_t seconds = 0;
+            if (options.sent_retention != "default" &&
+                !parse_number(options.sent_retention.c_str(), &seconds)) {
+                *message = "--sent-retention needs a number of seconds or \"default\"";
+                return std::nullopt;
+            }
         } else if (arg == "--dir") {
             if (!need_text(&options.dir)) return std::nullopt;
         } else if (arg == "--rocketmq") {

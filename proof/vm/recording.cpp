@@ -160,7 +160,9 @@ std::unique_ptr<Recording> record(const VmImages& images, const RecordingPlan& p
                         "outpost.alarms=" + std::to_string(plan.alarms),
                         "outpost.connections=" + std::to_string(plan.connections),
                         "outpost.prefix=" + plan.prefix,
-                        "outpost.gateway=" + plan.gateway_id};
+                        "outpost.gateway=" + plan.gateway_id,
+                        "outpost.rate=" + std::to_string(plan.rate),
+                        "outpost.retention=" + plan.retention};
     boot.disks = {{recording->disk_image, "data", log_path}};
     boot.network = true;
     boot.channel_path = dir + "/channel.txt";

@@ -30,6 +30,8 @@ struct RecordingPlan {
     int alarms = 200;
     int connections = 4;
     std::string gateway_id = "gw-vm";
+    double rate = 0;                    // alarms per second; 0: as fast as answered
+    std::string retention = "0";        // outpostd's SENT retention in s, or "default"
 };
 
 struct Extent {

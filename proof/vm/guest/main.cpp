@@ -3,7 +3,7 @@
 // scripts/gateway-vm/init). Not installed: test tooling, not product.
 //
 //   outpost-vm-guest workload --channel PORT --socket PATH --device DISK
-//       --store PATH --prefix P --alarms N --connections K
+//       --store PATH --prefix P --alarms N --connections K [--rate R]
 //   outpost-vm-guest check --channel PORT --device DISK --serial S --gateway-id G
 #include <fcntl.h>
 #include <unistd.h>
@@ -57,6 +57,8 @@ int main(int argc, char** argv) {
         options.prefix = values["prefix"];
         options.alarms = number(values, "alarms", options.alarms);
         options.connections = number(values, "connections", options.connections);
+        if (values.count("rate") != 0) options.rate = std::atof(values["rate"].c_str());
+        if (options.rate < 0) return usage("bad --rate");
         if (options.connections < 1 || options.alarms < 1)
             return usage("bad --alarms/--connections");
         return run_workload(options, channel);
