@@ -90,6 +90,10 @@ Usage: outpost-torture --mode powercut|kill|e2e|vm|vm-run [options]
                     spaced (0, the default: as fast as outpostd answers)
   --sent-retention S  vm-run: outpostd's SENT retention in seconds, or
                     "default" for outpostd's own (0)
+  --naive MODE      vm-run: instead of outpostd, the flash anchor: a plain
+                    SQLite program writing the same number of alarm rows,
+                    one durable transaction each, with a rollback journal
+                    (MODE rollback) or WAL with synchronous=FULL (MODE wal)
   --dir DIR         scratch space (default $TMPDIR or /tmp)
   --keep-failures   keep the files of failed runs
   --only I          powercut mode: run index I alone (as printed on failure)
@@ -220,6 +224,12 @@ std::optional<CampaignOptions> parse_options(int argc, char** argv, std::string*
             if (options.sent_retention != "default" &&
                 !parse_number(options.sent_retention.c_str(), &seconds)) {
                 *message = "--sent-retention needs a number of seconds or \"default\"";
+                return std::nullopt;
+            }
+        } else if (arg == "--naive") {
+            if (!need_text(&options.naive)) return std::nullopt;
+            if (options.naive != "rollback" && options.naive != "wal") {
+                *message = "--naive must be rollback or wal";
                 return std::nullopt;
             }
         } else if (arg == "--dir") {

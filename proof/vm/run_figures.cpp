@@ -75,12 +75,16 @@ int vm_run(const CampaignOptions& options) {
         return 2;
     }
     RecordingPlan plan;
+    plan.naive = options.naive;
     plan.prefix = "run";
     plan.alarms = options.alarms_per_run;
     plan.connections = options.workers;
     plan.rate = options.alarm_rate;
     plan.retention = options.sent_retention;
-    auto recording = record(*images, plan, *observer, scratch + "/recording", &error);
+    plan.shipped_settings = true;  // flash figures: outpostd as a gateway runs it
+    auto recording = plan.naive.empty()
+                         ? record(*images, plan, *observer, scratch + "/recording", &error)
+                         : record_naive(*images, plan, scratch + "/recording", &error);
     if (!recording) {
         std::fprintf(stderr, "outpost-torture vm-run: %s\n", error.c_str());
         remove_tree(scratch);
@@ -99,6 +103,7 @@ int vm_run(const CampaignOptions& options) {
         {"machine",
          "QEMU TCG (qemu-system-aarch64, virt, 2 x Cortex-A72, 1 GiB) on this host: an "
          "emulator, not a Raspberry Pi; rates are the emulator's, bytes are exact"},
+        {"program", plan.naive.empty() ? "outpostd" : "naive SQLite, " + plan.naive},
         {"alarms", alarms},
         {"connections", options.workers},
         {"alarms_per_s_recorded", rate("record_ms")},
@@ -114,6 +119,7 @@ int vm_run(const CampaignOptions& options) {
         {"writes_per_alarm", per_alarm(static_cast<double>(block.writes))},
         {"alarm_rate", options.alarm_rate},
         {"sent_retention_s", options.sent_retention},
+        {"outpostd_settings", "outpostd's defaults but the retention"},
         // The store's own counters: its transactions, and the pages each wrote.
         {"transactions_per_alarm", per_alarm(number("commits"))},
         {"pages_per_transaction",
