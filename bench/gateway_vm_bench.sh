@@ -7,7 +7,7 @@
 # host's, and their ratios.
 #
 #   bench/gateway_vm_bench.sh [--build DIR] [--vm DIR] [--alarms N] [--connections K]
-#                             [--rate R] [--retention S|default] [--rounds N] [--no-host]
+#                             [--rate R] [--retention S|default] [--rounds N] [--no-host] [--no-anchor]
 #
 #   --rate R        alarms per second over all connections, evenly spaced
 #                   (default 0: as fast as outpostd answers). A gateway's
@@ -17,6 +17,7 @@
 #                   as they go), or "default" for outpostd's own
 #   --rounds N      VM boots; figures are the medians (default 1)
 #   --no-host       skip the host comparison
+#   --no-anchor     skip the naive SQLite anchor (below)
 #
 # The anchor, measured in the same run (vm.anchor, and the ratios
 # vm.block_bytes_over_naive_*): a plain SQLite program writing as many alarm
@@ -37,7 +38,7 @@ set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
-build=build vm=build-gateway-vm alarms=500 connections=4 rate=0 retention=0 rounds=1 host=1
+build=build vm=build-gateway-vm alarms=500 connections=4 rate=0 retention=0 rounds=1 host=1 anchor=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --build) build=$2; shift 2 ;;
@@ -48,6 +49,7 @@ while [ $# -gt 0 ]; do
     --retention) retention=$2; shift 2 ;;
     --rounds) rounds=$2; shift 2 ;;
     --no-host) host=0; shift ;;
+    --no-anchor) anchor=0; shift ;;
     -h|--help) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "gateway_vm_bench: unknown option '$1' (try --help)" >&2; exit 2 ;;
   esac
@@ -101,8 +103,10 @@ vm_json=$(printf '%s\n' "${vm_rounds[@]}" | median_of_rounds)
 # The anchor, in boots of its own on the same emulated disk: a plain SQLite
 # program writing as many alarm rows at the same pace, one durable
 # transaction per row, with a rollback journal and with WAL (FULL).
+modes=(rollback wal)
 anchor_json=()
-for mode in rollback wal; do
+[ "$anchor" = 1 ] || modes=()
+for mode in "${modes[@]}"; do
   naive_rounds=()
   for ((round = 1; round <= rounds; round++)); do
     naive_rounds+=("$("$torture" --mode vm-run --vm "$vm" --naive "$mode" \
@@ -111,7 +115,7 @@ for mode in rollback wal; do
   done
   anchor_json+=("$(printf '%s\n' "${naive_rounds[@]}" | median_of_rounds)")
 done
-vm_json=$(python3 -c '
+[ "$anchor" = 1 ] && vm_json=$(python3 -c '
 import json, sys
 vm, rollback, wal = (json.loads(a) for a in sys.argv[1:4])
 vm["anchor"] = {"naive_rollback": rollback, "naive_wal": wal}
