@@ -90,6 +90,8 @@ Usage: outpost-torture --mode powercut|kill|e2e|vm|vm-run [options]
                     spaced (0, the default: as fast as outpostd answers)
   --sent-retention S  vm-run: outpostd's SENT retention in seconds, or
                     "default" for outpostd's own (0)
+  --mark-delay-ms MS  vm-run: outpostd's publisher.mark_delay_ms (default:
+                    outpostd's own)
   --naive MODE      vm-run: instead of outpostd, the flash anchor: a plain
                     SQLite program writing the same number of alarm rows,
                     one durable transaction each, with a rollback journal
@@ -226,6 +228,12 @@ std::optional<CampaignOptions> parse_options(int argc, char** argv, std::string*
                 *message = "--sent-retention needs a number of seconds or \"default\"";
                 return std::nullopt;
             }
+        } else if (arg == "--mark-delay-ms") {
+            if (!need_number(0) || number > 60000) {
+                *message = "--mark-delay-ms needs a number from 0 to 60000";
+                return std::nullopt;
+            }
+            options.mark_delay_ms = static_cast<int>(number);
         } else if (arg == "--naive") {
             if (!need_text(&options.naive)) return std::nullopt;
             if (options.naive != "rollback" && options.naive != "wal") {

@@ -165,6 +165,9 @@ std::unique_ptr<Recording> record(const VmImages& images, const RecordingPlan& p
                         "outpost.retention=" + plan.retention,
                         std::string("outpost.tuning=") +
                             (plan.shipped_settings ? "shipped" : "campaign")};
+    if (plan.mark_delay_ms >= 0) {
+        boot.kernel_args.push_back("outpost.mark_delay_ms=" + std::to_string(plan.mark_delay_ms));
+    }
     boot.disks = {{recording->disk_image, "data", log_path}};
     boot.network = true;
     boot.channel_path = dir + "/channel.txt";

@@ -35,6 +35,7 @@ struct RecordingPlan {
     // outpostd's other settings: false, a campaign's (small quota and window,
     // frequent purges: crash states meet them often); true, its defaults.
     bool shipped_settings = false;
+    int mark_delay_ms = -1;  // with shipped_settings: publisher.mark_delay_ms (-1: its default)
     // Not empty: instead of outpostd, the flash anchor (outpost-vm-guest
     // naive) in this journal mode, "rollback" or "wal", for `alarms` rows.
     std::string naive;

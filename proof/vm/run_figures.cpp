@@ -82,6 +82,7 @@ int vm_run(const CampaignOptions& options) {
     plan.rate = options.alarm_rate;
     plan.retention = options.sent_retention;
     plan.shipped_settings = true;  // flash figures: outpostd as a gateway runs it
+    plan.mark_delay_ms = options.mark_delay_ms;
     auto recording = plan.naive.empty()
                          ? record(*images, plan, *observer, scratch + "/recording", &error)
                          : record_naive(*images, plan, scratch + "/recording", &error);
@@ -120,6 +121,8 @@ int vm_run(const CampaignOptions& options) {
         {"alarm_rate", options.alarm_rate},
         {"sent_retention_s", options.sent_retention},
         {"outpostd_settings", "outpostd's defaults but the retention"},
+        {"mark_delay_ms", options.mark_delay_ms >= 0 ? nlohmann::json(options.mark_delay_ms)
+                                                     : nlohmann::json("default")},
         // The store's own counters: its transactions, and the pages each wrote.
         {"transactions_per_alarm", per_alarm(number("commits"))},
         {"pages_per_transaction",
