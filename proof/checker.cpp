@@ -206,11 +206,20 @@ class Check final {
         }
         for (const std::string& event_id : evidence_.marks_acknowledged()) {
             auto found = by_event_.find(event_id);
-            if (found != by_event_.end() &&
-                rows_[found->second].state != static_cast<int64_t>(store::OutboxState::kSent)) {
+            if (found == by_event_.end()) continue;
+            const int64_t state = rows_[found->second].state;
+            if (state == static_cast<int64_t>(store::OutboxState::kSent)) continue;
+            if (state == static_cast<int64_t>(store::OutboxState::kPending) &&
+                evidence_.mark_may_be_undone(event_id)) {
+                ++report_.marks_undone;
+            } else {
                 problem(report_.integrity_failures, "C5 event " + event_id +
                                                         " was marked SENT but is in state " +
-                                                        std::to_string(rows_[found->second].state));
+                                                        std::to_string(state) +
+                                                        (state == static_cast<int64_t>(store::OutboxState::kPending)
+                                                             ? " although an alarm acknowledged"
+                                                                      " after the mark synced it"
+                                                                    : ""));
             }
         }
     }
@@ -265,6 +274,7 @@ std::string CheckReport::summary() const {
            " in_doubt_present=" + std::to_string(in_doubt_present) +
            " in_doubt_absent=" + std::to_string(in_doubt_absent) +
            " purged=" + std::to_string(purged) + " duplicates=" + std::to_string(duplicates) +
+           " marks_undone=" + std::to_string(marks_undone) +
            " integrity_failures=" + std::to_string(integrity_failures);
 }
 

@@ -16,7 +16,12 @@
 //      written", or of no call at all, is a phantom. A call has at most as
 //      many rows as it had attempts in doubt plus acknowledged.
 //  C5. Sequence: no two events of one device share a seq, in the database or
-//      among the acknowledgements; SENT marks that returned OK were not undone.
+//      among the acknowledgements. A SENT mark that returned OK is undone
+//      (the row PENDING again, to be published again) only if no alarm call
+//      that started after it returned, in the same run, was acknowledged:
+//      marks are lazy and become durable with the next synced commit
+//      (src/store/write_batch.cpp, I8). A lost mark may repeat a publish;
+//      it never loses or reorders an alarm.
 // Duplicates (one call stored twice after a retry without idempotency key)
 // are counted, not failures: eventId and seq make them detectable downstream.
 #ifndef OUTPOST_PROOF_CHECKER_H
@@ -39,6 +44,7 @@ struct CheckReport {
     uint64_t in_doubt_absent = 0;       // calls with an unknown outcome and no row (allowed)
     uint64_t purged = 0;                // acknowledged, marked SENT, then purged (allowed)
     uint64_t duplicates = 0;            // extra rows of one call (allowed, counted)
+    uint64_t marks_undone = 0;          // lazy SENT marks a power cut undid (allowed, C5)
     uint64_t integrity_failures = 0;    // C1, C3 and C5 violations
     std::vector<std::string> problems;  // one line each, for the failure report
 

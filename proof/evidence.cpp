@@ -3,6 +3,7 @@
 #include <limits.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <sstream>
 
@@ -113,6 +114,7 @@ void EvidenceWriter::figure(const std::string& name, uint64_t value) const {
 }
 
 bool EvidenceLog::read_all(int fd, std::string* error) {
+    begin_run();
     std::string buffer;
     char chunk[4096];
     for (;;) {
@@ -133,6 +135,7 @@ bool EvidenceLog::apply(const std::string& line, std::string* error) {
     std::istringstream in(line);
     std::string tag;
     in >> tag;
+    ++line_;
     auto malformed = [&] {
         *error = "malformed evidence line: '" + line + "'";
         return false;
@@ -143,7 +146,10 @@ bool EvidenceLog::apply(const std::string& line, std::string* error) {
         CallEvidence& call = calls_[token];
         call.keyed = keyed == "k";
         if (call.keyed && !(in >> call.key)) return malformed();
-        call.attempts.push_back(CallAttempt{});
+        CallAttempt attempt;
+        attempt.run = run_;
+        attempt.started_line = line_;
+        call.attempts.push_back(attempt);
         return true;
     }
     if (tag == "A" || tag == "F") {
@@ -160,6 +166,8 @@ bool EvidenceLog::apply(const std::string& line, std::string* error) {
             }
             attempt->duplicate = duplicate != 0;
             attempt->outcome = CallOutcome::kAcknowledged;
+            uint64_t& latest = last_acknowledged_start_[attempt->run];
+            latest = std::max(latest, attempt->started_line);
             return true;
         }
         if (!(in >> attempt->code)) return malformed();
@@ -168,7 +176,10 @@ bool EvidenceLog::apply(const std::string& line, std::string* error) {
     }
     if (tag == "M" || tag == "m") {
         std::set<std::string>& into = tag == "M" ? mark_started_ : mark_acknowledged_;
-        for (std::string id; in >> id;) into.insert(id);
+        for (std::string id; in >> id;) {
+            into.insert(id);
+            if (tag == "m") last_mark_acknowledged_[id] = Position{run_, line_};
+        }
         return true;
     }
     if (tag == "P") {
@@ -183,6 +194,13 @@ bool EvidenceLog::apply(const std::string& line, std::string* error) {
         return true;
     }
     return malformed();
+}
+
+bool EvidenceLog::mark_may_be_undone(const std::string& event_id) const {
+    auto mark = last_mark_acknowledged_.find(event_id);
+    if (mark == last_mark_acknowledged_.end()) return false;
+    auto latest = last_acknowledged_start_.find(mark->second.run);
+    return latest == last_acknowledged_start_.end() || latest->second < mark->second.line;
 }
 
 std::vector<std::string> EvidenceLog::open_calls() const {

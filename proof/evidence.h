@@ -16,7 +16,9 @@
 //   P                                       purge started
 //   N <name> <value>                        a figure the parent may print
 // A token names one logical call (the alarm's text holds it); a retry of the
-// same call after an unknown outcome reuses the token and the key.
+// same call after an unknown outcome reuses the token and the key. Each
+// read_all (or begin_run) is one run; the order of lines within it is the order of
+// their writes, which is what mark_may_be_undone relies on.
 #ifndef OUTPOST_PROOF_EVIDENCE_H
 #define OUTPOST_PROOF_EVIDENCE_H
 
@@ -51,6 +53,10 @@ struct CallAttempt {
     int64_t seq = 0;
     bool duplicate = false;  // the store matched the idempotency key
     std::string code;        // status code name when failed
+    // Where its S line stood: the child run (read_all call) and the line's
+    // number in the whole log. Lines of one run are in write(2) order.
+    uint64_t run = 0;
+    uint64_t started_line = 0;
 };
 
 struct CallEvidence {
@@ -95,6 +101,10 @@ class EvidenceLog final {
     // (impossible with single writes, but cheap to tolerate) is ignored.
     // Returns false with *error set on a malformed line.
     bool read_all(int fd, std::string* error);
+    // Lines applied from now on belong to a new run (a new process
+    // lifetime, after a crash or cut of the one before). read_all begins one
+    // itself; a parent that records calls of its own after a cut calls this.
+    void begin_run() { ++run_; }
     bool apply(const std::string& line, std::string* error);
 
     const std::map<std::string, CallEvidence>& calls() const { return calls_; }
@@ -105,6 +115,12 @@ class EvidenceLog final {
         return mark_acknowledged_.count(event_id) > 0;
     }
     const std::set<std::string>& marks_acknowledged() const { return mark_acknowledged_; }
+    // True if a power cut may have undone the last acknowledged SENT mark of
+    // `event_id`: marks are lazy (src/store/write_batch.cpp, I8), so only a
+    // synced commit after the mark makes it durable, and every acknowledged
+    // alarm call that started after the mark returned, in the same run,
+    // committed after it with a sync.
+    bool mark_may_be_undone(const std::string& event_id) const;
     uint64_t purges() const { return purges_; }
     // Figures reported by the last run ("N" lines), latest value wins.
     const std::map<std::string, uint64_t>& figures() const { return figures_; }
@@ -121,6 +137,15 @@ class EvidenceLog final {
     std::map<std::string, CallEvidence> calls_;
     std::set<std::string> mark_started_;
     std::set<std::string> mark_acknowledged_;
+    struct Position {
+        uint64_t run = 0;
+        uint64_t line = 0;
+    };
+    std::map<std::string, Position> last_mark_acknowledged_;  // by event id
+    // Per run: the latest S line of a call attempt that was acknowledged.
+    std::map<uint64_t, uint64_t> last_acknowledged_start_;
+    uint64_t run_ = 0;   // read_all calls so far
+    uint64_t line_ = 0;  // lines applied so far
     uint64_t purges_ = 0;
     std::map<std::string, uint64_t> figures_;
 };

@@ -89,6 +89,16 @@ Usage: outpost-torture --mode powercut|kill|e2e|vm|vm-run [options]
                     vm: socket connections)
   --alarms-per-run M  record calls per run over all workers (120; vm: per
                     recording)
+  --alarm-rate R    vm-run: alarms per second over all connections, evenly
+                    spaced (0, the default: as fast as outpostd answers)
+  --sent-retention S  vm-run: outpostd's SENT retention in seconds, or
+                    "default" for outpostd's own (0)
+  --mark-delay-ms MS  vm-run: outpostd's publisher.mark_delay_ms (default:
+                    outpostd's own)
+  --naive MODE      vm-run: instead of outpostd, the flash anchor: a plain
+                    SQLite program writing the same number of alarm rows,
+                    one durable transaction each, with a rollback journal
+                    (MODE rollback) or WAL with synchronous=FULL (MODE wal)
   --dir DIR         scratch space (default $TMPDIR or /tmp)
   --keep-failures   keep the files of failed runs
   --only I          powercut mode: run index I alone (as printed on failure)
@@ -204,6 +214,35 @@ std::optional<CampaignOptions> parse_options(int argc, char** argv, std::string*
                 return std::nullopt;
             }
             options.alarms_per_run = static_cast<int>(number);
+        } else if (arg == "--alarm-rate") {
+            std::string text;
+            if (!need_text(&text)) return std::nullopt;
+            char* end = nullptr;
+            options.alarm_rate = std::strtod(text.c_str(), &end);
+            if (*end != '\0' || !(options.alarm_rate >= 0) || options.alarm_rate > 100000) {
+                *message = "--alarm-rate needs a number of alarms per second from 0 to 100000";
+                return std::nullopt;
+            }
+        } else if (arg == "--sent-retention") {
+            if (!need_text(&options.sent_retention)) return std::nullopt;
+            uint64_t seconds = 0;
+            if (options.sent_retention != "default" &&
+                !parse_number(options.sent_retention.c_str(), &seconds)) {
+                *message = "--sent-retention needs a number of seconds or \"default\"";
+                return std::nullopt;
+            }
+        } else if (arg == "--mark-delay-ms") {
+            if (!need_number(0) || number > 60000) {
+                *message = "--mark-delay-ms needs a number from 0 to 60000";
+                return std::nullopt;
+            }
+            options.mark_delay_ms = static_cast<int>(number);
+        } else if (arg == "--naive") {
+            if (!need_text(&options.naive)) return std::nullopt;
+            if (options.naive != "rollback" && options.naive != "wal") {
+                *message = "--naive must be rollback or wal";
+                return std::nullopt;
+            }
         } else if (arg == "--dir") {
             if (!need_text(&options.dir)) return std::nullopt;
         } else if (arg == "--rocketmq") {

@@ -42,6 +42,10 @@ struct CampaignOptions {
     std::string vm_dir = "build-gateway-vm";
     int states_per_recording = 100;  // crash states cut from one recorded run
     int states_per_boot = 8;         // crash states checked by one VM boot
+    double alarm_rate = 0;           // vm-run: alarms per second (0: as fast as answered)
+    std::string sent_retention = "0";  // vm-run: outpostd's SENT retention (s, or "default")
+    int mark_delay_ms = -1;  // vm-run: outpostd's publisher.mark_delay_ms (-1: its default)
+    std::string naive;  // vm-run: the flash anchor instead of outpostd ("rollback" or "wal")
 
     // Set only in a child started by the campaign (hidden options).
     std::string child;  // "powercut", "kill" or "e2e"

@@ -27,6 +27,7 @@ std::vector<std::string> restart_store(const std::string& db_path, uint64_t quot
         return problems;
     }
     Store& store = **opened;
+    log.begin_run();  // a new process lifetime: the cut came before it
     faults::EvidenceWriter evidence(&log);
     for (const std::string& token : log.open_calls()) {
         const faults::CallEvidence& call = log.calls().at(token);

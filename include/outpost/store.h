@@ -127,7 +127,8 @@ class OUTPOST_API Store final {
 
     // Deletes up to purge_batch_rows SENT rows older than the retention
     // period (and their alarm records); returns how many. Cheap when nothing
-    // is due. The publisher calls it periodically.
+    // is due. The publisher calls it periodically. Not synced on its own: a
+    // power cut soon after may bring the rows back, to be purged again.
     Result<int64_t> purge_expired();
 
     // The store's figures now. Reads a summary row and a few hundred rows at

@@ -160,7 +160,14 @@ std::unique_ptr<Recording> record(const VmImages& images, const RecordingPlan& p
                         "outpost.alarms=" + std::to_string(plan.alarms),
                         "outpost.connections=" + std::to_string(plan.connections),
                         "outpost.prefix=" + plan.prefix,
-                        "outpost.gateway=" + plan.gateway_id};
+                        "outpost.gateway=" + plan.gateway_id,
+                        "outpost.rate=" + std::to_string(plan.rate),
+                        "outpost.retention=" + plan.retention,
+                        std::string("outpost.tuning=") +
+                            (plan.shipped_settings ? "shipped" : "campaign")};
+    if (plan.mark_delay_ms >= 0) {
+        boot.kernel_args.push_back("outpost.mark_delay_ms=" + std::to_string(plan.mark_delay_ms));
+    }
     boot.disks = {{recording->disk_image, "data", log_path}};
     boot.network = true;
     boot.channel_path = dir + "/channel.txt";
@@ -179,6 +186,46 @@ std::unique_ptr<Recording> record(const VmImages& images, const RecordingPlan& p
                                           event_id);
     }
     check_run(*recording, *stamps, observer);
+    return recording;
+}
+
+std::unique_ptr<Recording> record_naive(const VmImages& images, const RecordingPlan& plan,
+                                        const std::string& dir, std::string* error) {
+    if (!make_dir(dir)) {
+        *error = "cannot create " + dir;
+        return nullptr;
+    }
+    auto recording = std::make_unique<Recording>();
+    recording->dir = dir;
+    recording->disk_image = dir + "/disk.img";
+    const std::string log_path = dir + "/disk.log";
+    if (!make_data_disk(recording->disk_image, error)) return nullptr;
+    std::ofstream(log_path, std::ios::trunc).close();
+    VmBoot boot;
+    boot.images = images;
+    boot.kernel_args = {"outpost.role=naive", "outpost.naive=" + plan.naive,
+                        "outpost.alarms=" + std::to_string(plan.alarms),
+                        "outpost.rate=" + std::to_string(plan.rate)};
+    boot.disks = {{recording->disk_image, "data", log_path}};
+    boot.channel_path = dir + "/channel.txt";
+    boot.console_path = dir + "/console.txt";
+    boot.limit = kVmLimit;
+    const VmExit exit = vm::boot(boot);
+    recording->vm_seconds = exit.seconds;
+    if (!exit.powered_off) recording->problems.push_back(exit.error);
+    read_channel(boot.channel_path, *recording);
+    recording->log = BlockLog::open(log_path, error);
+    if (!recording->log) return nullptr;
+    for (const char* expected : {"naive ok", "umount exit 0"}) {
+        if (std::find(recording->vm_lines.begin(), recording->vm_lines.end(), expected) ==
+            recording->vm_lines.end()) {
+            recording->problems.push_back(std::string("the guest never reported '") + expected +
+                                          "'");
+        }
+    }
+    for (const std::string& line : recording->vm_lines) {
+        if (line.rfind("error", 0) == 0) recording->problems.push_back("guest: " + line);
+    }
     return recording;
 }
 

@@ -30,6 +30,15 @@ struct RecordingPlan {
     int alarms = 200;
     int connections = 4;
     std::string gateway_id = "gw-vm";
+    double rate = 0;                    // alarms per second; 0: as fast as answered
+    std::string retention = "0";        // outpostd's SENT retention in s, or "default"
+    // outpostd's other settings: false, a campaign's (small quota and window,
+    // frequent purges: crash states meet them often); true, its defaults.
+    bool shipped_settings = false;
+    int mark_delay_ms = -1;  // with shipped_settings: publisher.mark_delay_ms (-1: its default)
+    // Not empty: instead of outpostd, the flash anchor (outpost-vm-guest
+    // naive) in this journal mode, "rollback" or "wal", for `alarms` rows.
+    std::string naive;
 };
 
 struct Extent {
@@ -46,7 +55,7 @@ struct Recording {
     std::vector<std::string> vm_lines;                      // "vm ..." lines, without "vm "
     std::vector<std::pair<size_t, std::string>> records;    // (entry, S or A line)
     std::vector<std::pair<size_t, std::string>> publishes;  // (entry, eventId)
-    std::map<std::string, std::vector<Extent>> extents;     // "db", "wal"
+    std::map<std::string, std::vector<Extent>> extents;     // "db", "wal", "shm"
     faults::EvidenceLog evidence;                           // the channel's
     double vm_seconds = 0;
     // Why the run itself cannot be trusted (the VM failed, evidence disagrees,
@@ -61,6 +70,12 @@ struct Recording {
 std::unique_ptr<Recording> record(const VmImages& images, const RecordingPlan& plan,
                                   MqttObserver& observer, const std::string& dir,
                                   std::string* error);
+
+// Boots the VM once on a fresh data disk with the flash anchor
+// (plan.naive): the block log and the channel's lines, nothing checked but
+// that it ran. nullptr with *error set when the VM could not be run.
+std::unique_ptr<Recording> record_naive(const VmImages& images, const RecordingPlan& plan,
+                                        const std::string& dir, std::string* error);
 
 // The evidence a crash state cut at entry `cut` holds the disk to: the calls
 // started and acknowledged by records before the cut, and "mark started"

@@ -22,6 +22,7 @@ struct BlockFigures {
     uint64_t bytes = 0;  // file system part of the disk only
     uint64_t wal_bytes = 0;
     uint64_t db_bytes = 0;
+    uint64_t shm_bytes = 0;  // SQLite's wal-index, written back by the kernel
 };
 
 bool inside(const std::vector<Extent>& extents, uint64_t offset) {
@@ -41,6 +42,7 @@ BlockFigures block_figures(const Recording& recording) {
     };
     const std::vector<Extent>& wal = find("wal");
     const std::vector<Extent>& db = find("db");
+    const std::vector<Extent>& shm = find("shm");
     for (const LogEntry& entry : log.entries()) {
         if (entry.is_flush()) figures.flushes++;
         if (!entry.is_write()) continue;
@@ -52,6 +54,7 @@ BlockFigures block_figures(const Recording& recording) {
             figures.bytes += log.sector_size();
             if (inside(wal, offset)) figures.wal_bytes += log.sector_size();
             if (inside(db, offset)) figures.db_bytes += log.sector_size();
+            if (inside(shm, offset)) figures.shm_bytes += log.sector_size();
         }
         if (counted) figures.writes++;
     }
@@ -72,10 +75,17 @@ int vm_run(const CampaignOptions& options) {
         return 2;
     }
     RecordingPlan plan;
+    plan.naive = options.naive;
     plan.prefix = "run";
     plan.alarms = options.alarms_per_run;
     plan.connections = options.workers;
-    auto recording = record(*images, plan, *observer, scratch + "/recording", &error);
+    plan.rate = options.alarm_rate;
+    plan.retention = options.sent_retention;
+    plan.shipped_settings = true;  // flash figures: outpostd as a gateway runs it
+    plan.mark_delay_ms = options.mark_delay_ms;
+    auto recording = plan.naive.empty()
+                         ? record(*images, plan, *observer, scratch + "/recording", &error)
+                         : record_naive(*images, plan, scratch + "/recording", &error);
     if (!recording) {
         std::fprintf(stderr, "outpost-torture vm-run: %s\n", error.c_str());
         remove_tree(scratch);
@@ -94,6 +104,7 @@ int vm_run(const CampaignOptions& options) {
         {"machine",
          "QEMU TCG (qemu-system-aarch64, virt, 2 x Cortex-A72, 1 GiB) on this host: an "
          "emulator, not a Raspberry Pi; rates are the emulator's, bytes are exact"},
+        {"program", plan.naive.empty() ? "outpostd" : "naive SQLite, " + plan.naive},
         {"alarms", alarms},
         {"connections", options.workers},
         {"alarms_per_s_recorded", rate("record_ms")},
@@ -101,10 +112,22 @@ int vm_run(const CampaignOptions& options) {
         {"block_bytes_per_alarm", per_alarm(static_cast<double>(block.bytes))},
         {"wal_block_bytes_per_alarm", per_alarm(static_cast<double>(block.wal_bytes))},
         {"db_block_bytes_per_alarm", per_alarm(static_cast<double>(block.db_bytes))},
+        {"shm_block_bytes_per_alarm", per_alarm(static_cast<double>(block.shm_bytes))},
         {"other_block_bytes_per_alarm",
-         per_alarm(static_cast<double>(block.bytes - block.wal_bytes - block.db_bytes))},
+         per_alarm(static_cast<double>(block.bytes - block.wal_bytes - block.db_bytes -
+                                       block.shm_bytes))},
         {"flushes_per_alarm", per_alarm(static_cast<double>(block.flushes))},
         {"writes_per_alarm", per_alarm(static_cast<double>(block.writes))},
+        {"alarm_rate", options.alarm_rate},
+        {"sent_retention_s", options.sent_retention},
+        {"outpostd_settings", "outpostd's defaults but the retention"},
+        {"mark_delay_ms", options.mark_delay_ms >= 0 ? nlohmann::json(options.mark_delay_ms)
+                                                     : nlohmann::json("default")},
+        // The store's own counters: its transactions, and the pages each wrote.
+        {"transactions_per_alarm", per_alarm(number("commits"))},
+        {"pages_per_transaction",
+         number("commits") > 0 ? number("wal_frames") / number("commits") : 0.0},
+        {"checkpoint_pages_per_alarm", per_alarm(number("checkpoint_pages"))},
         {"vm_seconds", recording->vm_seconds},
         {"problems", recording->problems}};
     std::printf("%s\n", out.dump(2).c_str());

@@ -6,16 +6,12 @@
 // later commit checkpoints again. Its failure is counted, and after an I/O
 // error the batch leader reopens the writer before the next attempt
 // (write_batch.cpp, I5): never the same failed sync again.
+#include <algorithm>
+
 #include "common/fault_point.h"
 #include "store/store_core.h"
 
 namespace outpost::store {
-namespace {
-
-// The WAL is checkpointed when it holds this many frames (SQLite's default).
-constexpr int kCheckpointFrames = 1000;
-
-}  // namespace
 
 int StoreCore::on_wal_commit(void* self_ptr, sqlite3* db, const char* name, int frames) noexcept {
     try {
@@ -59,6 +55,27 @@ void StoreCore::after_wal_commit(sqlite3* db, const char* name, int frames) {
     counters_.wal_frames += static_cast<uint64_t>(added);
     counters_.wal_bytes += static_cast<uint64_t>(added) * (static_cast<uint64_t>(page_size_) + 24);
     counters_.checkpoint_pages += static_cast<uint64_t>(copied > 0 ? copied : 0);
+}
+
+void StoreCore::size_wal() noexcept {
+    wal_sized_ = true;  // one attempt per writer connection: it only saves writes
+    sqlite3_file* wal = nullptr;
+    if (sqlite3_file_control(db_.handle(), "main", SQLITE_FCNTL_JOURNAL_POINTER, &wal) !=
+            SQLITE_OK ||
+        wal == nullptr || wal->pMethods == nullptr) {
+        return;
+    }
+    // W1: the size a WAL reaches before its checkpoint, header included.
+    const sqlite3_int64 target =
+        32 + static_cast<sqlite3_int64>(kCheckpointFrames) * (page_size_ + 24);
+    sqlite3_int64 size = 0;
+    if (wal->pMethods->xFileSize(wal, &size) != SQLITE_OK || size >= target) return;
+    static const char kZeros[65536] = {};
+    while (size < target) {
+        const int chunk = static_cast<int>(std::min<sqlite3_int64>(sizeof kZeros, target - size));
+        if (wal->pMethods->xWrite(wal, kZeros, chunk, size) != SQLITE_OK) return;
+        size += chunk;
+    }
 }
 
 }  // namespace outpost::store

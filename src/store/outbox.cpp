@@ -141,9 +141,11 @@ Status check_epoch(StoreCore& core, int64_t epoch) {
 }
 
 // Runs `apply` as an isolated op of the group-commit queue.
-Status submit_isolated(StoreCore& core, std::function<Status(BatchContext&)> apply) {
+Status submit_isolated(StoreCore& core, std::function<Status(BatchContext&)> apply,
+                       Durability durability = Durability::kSynced) {
     WriteOp op;
     op.isolated = true;
+    op.durability = durability;
     op.apply = std::move(apply);
     return core.submit(op);
 }
@@ -396,6 +398,8 @@ Status mark_sent(StoreCore& core, const std::vector<int64_t>& ids, int64_t epoch
     op.isolated = true;
     op.growth_bytes = kSentMarkGrowthBytes * ids.size();
     op.refused_when_full = false;  // marks are how a full store drains
+    // A mark undone by a power cut only publishes the row again (I8).
+    op.durability = Durability::kLazy;
     op.apply = [&](BatchContext& context) {
         Status status = check_epoch(core, epoch);
         if (!status) return status;
@@ -582,7 +586,7 @@ Result<std::vector<ConfirmCounts>> confirm_receipts(StoreCore& core,
         }
         context.change().confirmations(confirmed);
         return Status::ok();
-    });
+    }, Durability::kLazy);  // undone by a power cut, the row waits for the next receipt (I8)
     if (!status) return status;
     return counts;
 }

@@ -67,6 +67,9 @@ Result<int64_t> acquire_epoch(StoreCore& core, const std::string& holder);
 // Marks the PENDING rows among `ids` SENT, in one transaction (shared with
 // other writers by group commit). Rows already SENT or DEAD are left alone.
 // kFenced if `epoch` is no longer the lease's epoch: nothing is changed.
+// Lazy (write_batch.cpp, I8): OK once committed; a power cut before the next
+// synced commit may undo it, and the rows are then PENDING and published
+// again.
 Status mark_sent(StoreCore& core, const std::vector<int64_t>& ids, int64_t epoch);
 
 // A row a negative receipt made DEAD: what an on_dead report needs.
@@ -128,6 +131,8 @@ struct ReceiptIds {
 // Rejections (negative receipts) move only a SENT row without a
 // confirmation to DEAD: attempts + 1, last_error = the reason, the epoch
 // recorded; every other row is left alone and reported (rejections_ignored).
+// Lazy as mark_sent: a power cut may undo it, and the rows then wait for the
+// next receipt (a republish draws one).
 // An operator replay sends such a row again, as any DEAD row.
 Result<std::vector<ConfirmCounts>> confirm_receipts(StoreCore& core,
                                                     const std::vector<ReceiptIds>& receipts,

@@ -73,6 +73,8 @@ Result<int64_t> Store::purge_expired() {
     return guard_api("Store::purge_expired", [&]() -> Result<int64_t> {
         int64_t purged = 0;
         store::WriteOp op;
+        // Undone by a power cut, the rows are purged again (write_batch.cpp, I8).
+        op.durability = store::Durability::kLazy;
         op.apply = [&](store::BatchContext& context) {
             store::PurgeRule rule;
             rule.boot_id = core_->boot_id();

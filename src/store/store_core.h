@@ -73,6 +73,18 @@ private:
     int64_t uptime_ms_;
 };
 
+// When a write may be reported OK (write_batch.cpp, I1 and I8).
+enum class Durability {
+    // Only once its frames are synced: it survives any power cut. Every
+    // write whose loss could lose or reorder an alarm (records, transact
+    // bodies, lease epochs, failures, operator changes).
+    kSynced,
+    // Once committed, before any sync: a power cut may undo it, and undoing
+    // it only repeats work (SENT marks, receipt confirmations, retention
+    // purges). It reaches the disk with the next synced commit.
+    kLazy,
+};
+
 // One request in the group-commit queue. The submitter owns it and blocks in
 // StoreCore::submit until its batch is done (write_batch.cpp, I2).
 struct WriteOp {
@@ -87,6 +99,7 @@ struct WriteOp {
     // not: it is how a full store drains, so it commits anyway and grows
     // into the page limit's headroom (store_open.cpp).
     bool refused_when_full = true;
+    Durability durability = Durability::kSynced;
     // Set by the writer.
     Status status;
     // Posted once by a leader: kDone after the batch holding this op
@@ -95,14 +108,18 @@ struct WriteOp {
     WakeSignal wake;
 };
 
+// The WAL is checkpointed when it holds this many frames (SQLite's default),
+// and given the size they take from its first write (W1, write_batch.cpp).
+constexpr int kCheckpointFrames = 1000;
+
 class StoreCore final {
 public:
     static Result<std::unique_ptr<StoreCore>> open(const std::string& path,
                                                    const StoreOptions& options);
     ~StoreCore();
 
-    // Queues `op` and blocks until the batch holding it has committed durably
-    // (returns op.status: OK) or failed. Thread-safe. An exception thrown by
+    // Queues `op` and blocks until the batch holding it has committed (durably
+    // unless op.durability is kLazy; returns op.status: OK) or failed. Thread-safe. An exception thrown by
     // op.apply is caught and returned as kInternal (write_batch.cpp, I7).
     // The calling thread may meanwhile lead other callers' batches (at most
     // kMaxBatchesPerLeader in all), so op.apply may run on another thread.
@@ -179,6 +196,8 @@ private:
     // a clean result is remembered for this boot when check_once_per_boot.
     Status check_integrity();
     Status configure_writer();
+    // store_open.cpp, step 1b: every store gets the same page size.
+    Status set_page_size();
     // Rows past `after_id`: their devices' seqs (kept unsaved for S4) and the
     // highest id.
     Status load_sequences(int64_t after_id);
@@ -190,7 +209,12 @@ private:
     // S2/S3 ask for it (`*saved` says so).
     Status prepare_summary(BatchContext& context, int64_t uptime_ms, OutboxTally* after,
                            OutboxSummary* saved);
-    Status begin_batch();
+    // `synced`: the batch holds a kSynced op (I8).
+    Status begin_batch(bool synced);
+    // W1 (write_batch.cpp): gives the WAL file its full size once per writer
+    // connection. Called with the write lock held; never fails (it only
+    // saves writes).
+    void size_wal() noexcept;
     // Runs `batch` as one transaction and sets each op's status (I7: never
     // throws; write_batch may, and `committed` says how far it got).
     void run_batch(const std::vector<WriteOp*>& batch) noexcept;
@@ -239,6 +263,8 @@ private:
     int64_t high_water_id_ = 0;   // highest outbox id this process has seen
     int64_t data_version_ = -1;   // PRAGMA data_version after our last look
     int64_t page_size_ = 4096;
+    bool synchronous_full_ = true;  // the writer's PRAGMA synchronous is FULL (I8)
+    bool wal_sized_ = false;        // size_wal() ran on this writer connection (W1)
     int wal_frames_seen_ = 0;     // frame count the WAL hook reported last
     // Q1 (quota.cpp): at least the bytes the database uses; -1: unknown.
     int64_t used_bytes_bound_ = -1;

@@ -3,8 +3,11 @@
 // Order of operations at open, and the failure each step prevents:
 //  1. Read user_version before anything writes: a database from a newer
 //     Outpost is refused untouched (no silent downgrade, no WAL switch).
+//  1b. Page size: 1 KiB for every store (set_page_size: a new file before
+//     its first write; an older store rewritten once).
 //  2. journal_mode=WAL, synchronous=FULL: every COMMIT that returns OK has
-//     had its WAL frames fsynced (survives a power cut).
+//     had its WAL frames fsynced (survives a power cut); the writer lowers it
+//     to NORMAL only for batches of lazy writes (write_batch.cpp, I8).
 //  3. Migrations, each in its own durable transaction. Then, once per boot,
 //     the previous boot's last known uptime goes to boot_log (the backlog age
 //     across reboots), and the outbox figures, device seqs and id generator
@@ -152,7 +155,49 @@ Status create_database_file(const std::string& path) {
     return Status::ok();
 }
 
+// The page size of every store (step 1b). A WAL frame is a page plus 24
+// bytes, and at a gateway's pace most commits write two or three pages (an
+// alarm's two leaves; a SENT mark's outbox leaf, summary and device_seq), so
+// the page size is what each of them costs the card. 1 KiB pages cut the
+// bytes each alarm writes to about a quarter of SQLite's default 4 KiB; the
+// price is a deeper B-tree (a few more page reads, all in the cache) and an
+// envelope over about 1 KiB spilling to overflow pages
+// (docs/performance.md, "Flash bytes on an emulated gateway").
+constexpr int64_t kPageSize = 1024;
+
 }  // namespace
+
+// Step 1b. A new, empty file gets kPageSize before anything is written. A
+// file with another page size (made by an older Outpost) is rewritten once
+// with it: journal_mode=DELETE, then VACUUM, which SQLite makes atomic
+// through its rollback journal (a cut leaves the old file whole and the next
+// open converts again). It needs the store's size in free space and sole
+// use of the file: while another connection has it open, or when the
+// rewrite fails, the store keeps its page size and works as before; the
+// next open tries again.
+Status StoreCore::set_page_size() {
+    auto size = db_.query_int("PRAGMA page_size", "reading the page size");
+    if (!size) return size.status();
+    if (*size == kPageSize) return Status::ok();
+    auto pages = db_.query_int("PRAGMA page_count", "reading the page count");
+    if (!pages) return pages.status();
+    const std::string pragma = "PRAGMA page_size=" + std::to_string(kPageSize);
+    if (*pages == 0) return db_.exec(pragma, "setting the page size of a new store");
+    // Without waiting: another connection (an outpostctl) is no reason to
+    // delay the open, only to convert at a later one.
+    sqlite3_busy_timeout(db_.handle(), 0);
+    auto mode = db_.query_text("PRAGMA journal_mode=DELETE", "leaving WAL to resize pages");
+    sqlite3_busy_timeout(db_.handle(), static_cast<int>(options_.busy_timeout.count()));
+    if (!mode && mode.status().code() == StatusCode::kBusy) return Status::ok();
+    if (!mode) return mode.status();
+    if (*mode != "delete") return Status::ok();  // another connection: next open
+    Status status = db_.exec("PRAGMA synchronous=FULL", "setting synchronous=FULL");
+    if (status) status = db_.exec(pragma, "setting the page size");
+    if (status && !db_.exec("VACUUM", "rewriting " + path_ + " with the new page size")) {
+        return Status::ok();  // unchanged (disk full, I/O error): next open
+    }
+    return status;
+}
 
 Status StoreCore::configure_writer() {
     if (Status created = create_database_file(path_); !created) return created;
@@ -164,6 +209,8 @@ Status StoreCore::configure_writer() {
     auto version = check_schema_version(db_);  // step 1: before anything writes
     if (!version) return version.status();
     report_.from_version = report_.from_version ? report_.from_version : *version;
+    Status sized = set_page_size();  // step 1b
+    if (!sized) return sized;
 
     auto mode = db_.query_text("PRAGMA journal_mode=WAL", "switching to WAL");
     if (!mode) return mode.status();
@@ -172,8 +219,11 @@ Status StoreCore::configure_writer() {
                              path_ + ": cannot use WAL mode (got '" + *mode +
                                  "'); the file system must support shared memory and locks");
     }
-    // Durability: fsync the WAL at every COMMIT (see store_options.h).
+    // Durability: fsync the WAL at every COMMIT (see store_options.h), except
+    // for batches of lazy writes only (write_batch.cpp, I8).
     Status status = db_.exec("PRAGMA synchronous=FULL", "setting synchronous=FULL");
+    synchronous_full_ = true;
+    wal_sized_ = false;
     // Debian builds SQLite with SECURE_DELETE on: zeroing freed content costs
     // flash writes and protects nothing on a gateway.
     if (status) status = db_.exec("PRAGMA secure_delete=OFF", "setting secure_delete");

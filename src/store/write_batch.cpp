@@ -13,7 +13,8 @@
 //
 // Invariants:
 //  I1. An op is reported OK only after the COMMIT that contains it returned
-//      SQLITE_OK with synchronous=FULL, i.e. its WAL frames are fsynced.
+//      SQLITE_OK with synchronous=FULL, i.e. its WAL frames are fsynced
+//      (a kLazy op: after its COMMIT returned SQLITE_OK, see I8).
 //      Its caller is woken once (kDone), after that batch is over and its
 //      ops are off the queue; run_batch sets the status of exactly the ops
 //      of its batch, so a failed batch fails its own callers and no others,
@@ -54,6 +55,33 @@
 //      leader takes exactly its ops off the queue, each with a status, and
 //      wakes their callers, so no caller waits forever and the queue never
 //      holds a WriteOp whose caller has returned.
+//  I8. Lazy writes. A batch of kLazy ops only (SENT marks, receipt
+//      confirmations, retention purges) commits with synchronous=NORMAL: no
+//      fsync; a batch holding any kSynced op commits with FULL and carries
+//      its lazy ops along. WAL frames are appended in commit order and a
+//      sync covers every frame before it, so a lazy batch reaches the disk
+//      with the next synced commit or checkpoint, and a power cut undoes
+//      only lazy batches committed after the last sync: recovery keeps a
+//      prefix of the commits, never a synced commit without every earlier
+//      one. What undoing a lazy op does: a SENT row is PENDING again and is
+//      published again with the same eventId (receipts and the consumers'
+//      dedupe absorb the repeat); a receipt's confirmation waits for the
+//      next receipt; a purged row is purged again. No acknowledged alarm is
+//      lost or reordered. A process crash undoes nothing (the frames are in
+//      the page cache). The proof's checker enforces exactly this: a mark
+//      that returned OK may be undone only if no alarm call that started
+//      after it was acknowledged (proof/checker.h, C5).
+//  W1. The WAL file has its full size (kCheckpointFrames frames) from the
+//      writer's first batch: zeros written past its end once per writer
+//      connection, under the write lock, so no frame of any connection is
+//      there (SQLite writes frames at offsets it computes from its frame
+//      count, and recovery stops at the first frame whose salt does not
+//      match, which a zero frame never does). A commit then overwrites
+//      blocks the file already has, and its fdatasync writes no ext4
+//      metadata: a WAL that grew with each commit paid a journal commit, and
+//      a flush, per commit. journal_size_limit (4 MiB) is above that size,
+//      so SQLite keeps it; it deletes the file when the last connection
+//      closes.
 #include <algorithm>
 #include <cassert>
 #include <cstddef>
@@ -182,11 +210,19 @@ void StoreCore::fail_all(const std::vector<WriteOp*>& batch, const Status& statu
     }
 }
 
-Status StoreCore::begin_batch() {
+Status StoreCore::begin_batch(bool synced) {
     if (!damaged_.is_ok()) return damaged_;  // I6
     if (!db_.is_open()) {
         Status reopened = open_writer();
         if (!reopened) return reopened.with_context("reopening " + path_);
+    }
+    if (synced != synchronous_full_) {
+        // I8: outside a transaction, so the whole batch commits with it.
+        auto pragma = cached(synced ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL");
+        if (!pragma) return pragma.status();
+        Status status = (*pragma)->run("setting the durability of a batch on " + path_);
+        if (!status) return status;
+        synchronous_full_ = synced;
     }
     // IMMEDIATE takes the write lock now: no lock upgrade (and no BUSY
     // deadlock with another process) halfway through the batch.
@@ -194,6 +230,7 @@ Status StoreCore::begin_batch() {
     if (!begin) return begin.status();
     Status status = (*begin)->run("starting a write transaction on " + path_);
     if (!status) return status;
+    if (!wal_sized_) size_wal();  // W1: under the write lock just taken
     // Another connection committed since our last look: it may have added
     // rows with sequence numbers we have not seen (another writer process).
     auto version = cached("PRAGMA data_version");
@@ -235,7 +272,10 @@ void StoreCore::write_batch(const std::vector<WriteOp*>& batch, bool* committed)
     const int64_t wall_ms = clock_->wall_ms();
     const int64_t uptime_ms = clock_->boot_ms();
 
-    Status status = begin_batch();
+    const bool synced = std::any_of(batch.begin(), batch.end(), [](const WriteOp* op) {
+        return op->durability == Durability::kSynced;
+    });
+    Status status = begin_batch(synced);
     if (!status) {
         fail_all(batch, abandon_batch(status));
         return;
@@ -286,7 +326,8 @@ void StoreCore::write_batch(const std::vector<WriteOp*>& batch, bool* committed)
 
     if (status) {
         // I1: with synchronous=FULL this COMMIT returns only after the WAL
-        // frames are fsynced: the point where callers may be told "durable".
+        // frames are fsynced: the point where callers may be told "durable"
+        // (a lazy batch, I8: committed, synced later).
         OUTPOST_FAULT_POINT("store.before_commit");
         auto commit = cached("COMMIT");
         status = commit ? (*commit)->run("committing to " + path_) : commit.status();

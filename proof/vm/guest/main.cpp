@@ -3,8 +3,9 @@
 // scripts/gateway-vm/init). Not installed: test tooling, not product.
 //
 //   outpost-vm-guest workload --channel PORT --socket PATH --device DISK
-//       --store PATH --prefix P --alarms N --connections K
+//       --store PATH --prefix P --alarms N --connections K [--rate R]
 //   outpost-vm-guest check --channel PORT --device DISK --serial S --gateway-id G
+//   outpost-vm-guest naive --channel PORT --dir DIR --mode rollback|wal --rows N [--rate R]
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -14,6 +15,7 @@
 #include <string>
 
 #include "proof/vm/guest/check.h"
+#include "proof/vm/guest/naive.h"
 #include "proof/vm/guest/workload.h"
 
 namespace {
@@ -22,7 +24,7 @@ using namespace outpost::torture::vm::guest;
 
 int usage(const char* problem) {
     std::fprintf(stderr,
-                 "outpost-vm-guest: %s\nusage: outpost-vm-guest workload|check --channel PORT "
+                 "outpost-vm-guest: %s\nusage: outpost-vm-guest workload|check|naive --channel PORT "
                  "[--name value]...\n",
                  problem);
     return 2;
@@ -57,9 +59,23 @@ int main(int argc, char** argv) {
         options.prefix = values["prefix"];
         options.alarms = number(values, "alarms", options.alarms);
         options.connections = number(values, "connections", options.connections);
+        if (values.count("rate") != 0) options.rate = std::atof(values["rate"].c_str());
+        if (options.rate < 0) return usage("bad --rate");
         if (options.connections < 1 || options.alarms < 1)
             return usage("bad --alarms/--connections");
         return run_workload(options, channel);
+    }
+    if (command == "naive") {
+        NaiveOptions options;
+        options.dir = values["dir"];
+        options.mode = values["mode"];
+        options.rows = number(values, "rows", options.rows);
+        if (values.count("rate") != 0) options.rate = std::atof(values["rate"].c_str());
+        if (options.dir.empty() || (options.mode != "rollback" && options.mode != "wal") ||
+            options.rows < 1 || options.rate < 0) {
+            return usage("naive needs --dir, --mode rollback|wal, --rows N >= 1, --rate R >= 0");
+        }
+        return run_naive(options, channel);
     }
     if (command == "check") {
         CheckOptions options;

@@ -26,12 +26,18 @@ struct Tally {
 // One connection's share of the calls. Evidence lines have the format of
 // faults/evidence.h; the host reads the disk records with EvidenceLog, so a
 // format drift fails loudly there.
-void connection(const WorkloadOptions& options, int index, const Channel& channel,
-                EvidenceDisk* disk, Tally& tally) {
+void connection(const WorkloadOptions& options, int index, Clock::time_point start,
+                const Channel& channel, EvidenceDisk* disk, Tally& tally) {
     const int calls =
         options.alarms / options.connections + (index < options.alarms % options.connections);
     auto client = ingest::Client::connect(options.socket);
     for (int call = 0; call < calls; ++call) {
+        if (options.rate > 0) {
+            // Call `call` of connection `index` is alarm call * K + index overall.
+            const double at = (static_cast<double>(call) * options.connections + index) / options.rate;
+            std::this_thread::sleep_until(
+                start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(at)));
+        }
         const std::string token =
             options.prefix + "w" + std::to_string(index) + "c" + std::to_string(call);
         const std::string key = key_for(token, call);
@@ -111,8 +117,8 @@ int run_workload(const WorkloadOptions& options, const Channel& channel) {
     const Clock::time_point start = Clock::now();
     std::vector<std::thread> threads;
     for (int index = 0; index < options.connections; ++index) {
-        threads.emplace_back(connection, std::cref(options), index, std::cref(channel), disk.get(),
-                             std::ref(tally));
+        threads.emplace_back(connection, std::cref(options), index, start, std::cref(channel),
+                             disk.get(), std::ref(tally));
     }
     for (std::thread& thread : threads) thread.join();
     const Clock::time_point recorded = Clock::now();
@@ -136,8 +142,15 @@ int run_workload(const WorkloadOptions& options, const Channel& channel) {
     channel.line("N publish_ms " + millis(published - start));
     const nlohmann::json publisher = status.value("publisher", nlohmann::json::object());
     channel.line("N sent " + std::to_string(field<int64_t>(publisher, "sent", 0)));
+    // The writer's own figures: transactions and WAL frames (pages per
+    // transaction), and pages copied back by checkpoints.
+    const nlohmann::json store = status.value("store", nlohmann::json::object());
+    for (const char* name : {"commits", "wal_frames", "checkpoint_pages", "purged_rows"}) {
+        channel.line(std::string("N ") + name + " " + std::to_string(field<int64_t>(store, name, 0)));
+    }
     report_extents("db", options.store_path, channel);
     report_extents("wal", options.store_path + "-wal", channel);
+    report_extents("shm", options.store_path + "-shm", channel);
     if (tally.evidence_lost > 0) channel.line("vm error evidence records not written");
     if (!drained) channel.line("vm error the outbox did not drain: " + status.dump());
     const bool ok = tally.failed == 0 && tally.evidence_lost == 0 && drained;

@@ -21,6 +21,9 @@ struct WorkloadOptions {
     std::string prefix;      // call tokens start with it (unique per run)
     int alarms = 200;        // over all connections
     int connections = 4;
+    // Alarms per second over all connections, evenly spaced (a gateway's
+    // occasional alarms); 0 raises them as fast as outpostd answers.
+    double rate = 0;
     std::chrono::seconds limit{300};  // for outpostd to listen, and then to drain
 };
 

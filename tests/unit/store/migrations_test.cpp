@@ -120,3 +120,39 @@ TEST_CASE("reopening a current database applies nothing and reports no upgrade")
     CHECK(store->open_report().from_version == store::latest_schema_version());
     CHECK(store->open_report().to_version == store::latest_schema_version());
 }
+
+TEST_CASE("a store made with 4 KiB pages is rewritten with 1 KiB pages at open and keeps its rows") {
+    TempDir dir;
+    const std::string path = dir.file("o.db");
+    std::string event_id;
+    {
+        auto store = open_store(path, test_options());
+        auto recorded = store->record_alarm(sample_alarm());
+        REQUIRE_OK(recorded);
+        event_id = recorded->event_id;
+    }
+    CHECK(RawSqlite(path).integer("PRAGMA page_size") == 1024);  // a new store
+    {
+        // What an older Outpost made: SQLite's default 4 KiB pages.
+        RawSqlite db(path);
+        db.exec("PRAGMA journal_mode=DELETE; PRAGMA page_size=4096; VACUUM; PRAGMA journal_mode=WAL");
+        REQUIRE(db.integer("PRAGMA page_size") == 4096);
+    }
+    SECTION("with the file to itself, the store rewrites it once") {
+        auto store = open_store(path, test_options());
+        REQUIRE_OK(store->record_alarm(sample_alarm("pump-2")));
+        RawSqlite db(path);
+        CHECK(db.integer("PRAGMA page_size") == 1024);
+        CHECK(db.text("SELECT event_id FROM outbox WHERE id = 1") == event_id);
+        CHECK(db.integer("SELECT count(*) FROM alarm_record") == 2);
+        CHECK(db.text("PRAGMA integrity_check") == "ok");
+    }
+    SECTION("while another connection has it open, the store keeps its pages and works") {
+        RawSqlite other(path);
+        CHECK(other.integer("SELECT count(*) FROM outbox") == 1);
+        auto store = open_store(path, test_options());
+        REQUIRE_OK(store->record_alarm(sample_alarm("pump-2")));
+        CHECK(other.integer("PRAGMA page_size") == 4096);
+        CHECK(other.integer("SELECT count(*) FROM outbox") == 2);
+    }
+}
