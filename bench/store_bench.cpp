@@ -88,7 +88,7 @@ outpost::Alarm bench_alarm(const std::string& device) {
 }
 
 // The raw limit: SQLite itself doing what the store does for an alarm, with
-// the store's schema and pragmas and nothing else.
+// the store's schema, page size and pragmas and nothing else.
 class RawDb {
   public:
     explicit RawDb(const std::string& path) {
@@ -97,8 +97,9 @@ class RawDb {
         if (!db) die("raw open: " + db.status().to_string());
         db_ = std::move(*db);
         for (const char* pragma :
-             {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL", "PRAGMA secure_delete=OFF",
-              "PRAGMA journal_size_limit=4194304", "PRAGMA foreign_keys=OFF"}) {
+             {"PRAGMA page_size=1024", "PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL",
+              "PRAGMA secure_delete=OFF", "PRAGMA journal_size_limit=4194304",
+              "PRAGMA foreign_keys=OFF"}) {
             check(db_.exec(pragma, pragma), "raw pragma");
         }
         check(outpost::store::apply_migrations(db_, 0), "raw schema");

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <utility>
 
-#include "bridge/log.h"
+#include "common/service_log.h"
 #include "rocketmq/name_server_list.h"
 
 namespace outpost::bridge {

@@ -65,7 +65,7 @@ void StoreCore::size_wal() noexcept {
         wal == nullptr || wal->pMethods == nullptr) {
         return;
     }
-    // W1: the size a WAL reaches before its checkpoint, header included.
+    // I9: the size a WAL reaches before its checkpoint, header included.
     const sqlite3_int64 target =
         32 + static_cast<sqlite3_int64>(kCheckpointFrames) * (page_size_ + 24);
     sqlite3_int64 size = 0;

@@ -109,7 +109,7 @@ struct WriteOp {
 };
 
 // The WAL is checkpointed when it holds this many frames (SQLite's default),
-// and given the size they take from its first write (W1, write_batch.cpp).
+// and given the size they take from its first write (I9, write_batch.cpp).
 constexpr int kCheckpointFrames = 1000;
 
 class StoreCore final {
@@ -211,7 +211,7 @@ private:
                            OutboxSummary* saved);
     // `synced`: the batch holds a kSynced op (I8).
     Status begin_batch(bool synced);
-    // W1 (write_batch.cpp): gives the WAL file its full size once per writer
+    // I9 (write_batch.cpp): gives the WAL file its full size once per writer
     // connection. Called with the write lock held; never fails (it only
     // saves writes).
     void size_wal() noexcept;
@@ -264,7 +264,7 @@ private:
     int64_t data_version_ = -1;   // PRAGMA data_version after our last look
     int64_t page_size_ = 4096;
     bool synchronous_full_ = true;  // the writer's PRAGMA synchronous is FULL (I8)
-    bool wal_sized_ = false;        // size_wal() ran on this writer connection (W1)
+    bool wal_sized_ = false;        // size_wal() ran on this writer connection (I9)
     int wal_frames_seen_ = 0;     // frame count the WAL hook reported last
     // Q1 (quota.cpp): at least the bytes the database uses; -1: unknown.
     int64_t used_bytes_bound_ = -1;

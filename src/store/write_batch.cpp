@@ -71,7 +71,7 @@
 //      the page cache). The proof's checker enforces exactly this: a mark
 //      that returned OK may be undone only if no alarm call that started
 //      after it was acknowledged (proof/checker.h, C5).
-//  W1. The WAL file has its full size (kCheckpointFrames frames) from the
+//  I9. The WAL file has its full size (kCheckpointFrames frames) from the
 //      writer's first batch: zeros written past its end once per writer
 //      connection, under the write lock, so no frame of any connection is
 //      there (SQLite writes frames at offsets it computes from its frame
@@ -230,7 +230,7 @@ Status StoreCore::begin_batch(bool synced) {
     if (!begin) return begin.status();
     Status status = (*begin)->run("starting a write transaction on " + path_);
     if (!status) return status;
-    if (!wal_sized_) size_wal();  // W1: under the write lock just taken
+    if (!wal_sized_) size_wal();  // I9: under the write lock just taken
     // Another connection committed since our last look: it may have added
     // rows with sequence numbers we have not seen (another writer process).
     auto version = cached("PRAGMA data_version");
