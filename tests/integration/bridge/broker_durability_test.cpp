@@ -74,5 +74,5 @@ TEST_CASE("the bridge says once in its log, and in status and metrics, whether e
     const std::string log = read_file(dir.file("bridge.log"));
     CHECK(occurrences(log, "RocketMQ broker " + name + " (") == 1);
     CHECK(occurrences(log, durable ? ": durable: " : ": not durable: ") == 1);
-    if (!durable) CHECK(occurrences(log, "warning: RocketMQ broker " + name) == 1);
+    if (!durable) CHECK(occurrences(log, "warn: RocketMQ broker " + name) == 1);
 }

@@ -17,6 +17,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "rocketmq/broker_durability.h"
@@ -54,9 +55,22 @@ std::string file_text(const std::string& path) {
 
 // The one broker behind the instance of `env`, surveyed through its name
 // server for a topic nobody created (the template topic's brokers answer).
+// A broker another test just restarted is in no route until it registers
+// again with the name server: the survey is repeated until it is (a
+// condition, bounded by kRouteWait), since what is tested here is what the
+// broker answers, not when it registers.
 BrokerReport survey_one(const Env& env, const ClientSecurity& security = {}) {
-    auto reports = survey_broker_durability({env.at("NAMESRV_ADDR")}, {"outpost_survey_probe"},
-                                            security, 5s);
+    constexpr auto kRouteWait = 60s;
+    const auto deadline = std::chrono::steady_clock::now() + kRouteWait;
+    auto survey = [&] {
+        return survey_broker_durability({env.at("NAMESRV_ADDR")}, {"outpost_survey_probe"},
+                                        security, 5s);
+    };
+    auto reports = survey();
+    while (reports.is_ok() && reports->empty() && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(200ms);
+        reports = survey();
+    }
     INFO((reports.is_ok() ? std::string("surveyed") : reports.status().to_string()));
     REQUIRE(reports.is_ok());
     REQUIRE(reports->size() == 1);
