@@ -1,6 +1,7 @@
 #include "proof/vm/recording.h"
 
 #include <algorithm>
+#include <initializer_list>
 #include <cstdlib>
 #include <fstream>
 #include <set>
@@ -68,20 +69,42 @@ void read_records(Recording& recording) {
     }
 }
 
+// Every `expected` line the guest must have reported, and every error it
+// reported, as problems of the recording.
+void check_guest_lines(Recording& recording, std::initializer_list<const char*> expected) {
+    for (const char* line : expected) {
+        if (std::find(recording.vm_lines.begin(), recording.vm_lines.end(), line) ==
+            recording.vm_lines.end()) {
+            recording.problems.push_back(std::string("the guest never reported '") + line + "'");
+        }
+    }
+    for (const std::string& line : recording.vm_lines) {
+        if (line.rfind("error", 0) == 0) recording.problems.push_back("guest: " + line);
+    }
+}
+
+// Boots `boot` (its disk recorded to `log_path`) to its end, then reads what
+// the guest said and the block log into `recording`. False with *error set
+// when the log cannot be read.
+bool boot_and_read(VmBoot& boot, const std::string& dir, const std::string& log_path,
+                   Recording& recording, std::string* error) {
+    boot.channel_path = dir + "/channel.txt";
+    boot.console_path = dir + "/console.txt";
+    boot.limit = kVmLimit;
+    const VmExit exit = vm::boot(boot);
+    recording.vm_seconds = exit.seconds;
+    if (!exit.powered_off) recording.problems.push_back(exit.error);
+    read_channel(boot.channel_path, recording);
+    recording.log = BlockLog::open(log_path, error);
+    return recording.log != nullptr;
+}
+
 // What the run itself must show, whatever the crash states say.
 void check_run(Recording& recording, const PublishStamps& stamps, MqttObserver& observer) {
     std::vector<std::string>& problems = recording.problems;
     // The workload ended well, outpostd stopped cleanly on SIGTERM (its
     // drain), and the data disk unmounted.
-    for (const char* expected : {"workload ok", "outpostd exit 0", "umount exit 0"}) {
-        if (std::find(recording.vm_lines.begin(), recording.vm_lines.end(), expected) ==
-            recording.vm_lines.end()) {
-            problems.push_back(std::string("the guest never reported '") + expected + "'");
-        }
-    }
-    for (const std::string& line : recording.vm_lines) {
-        if (line.rfind("error", 0) == 0) problems.push_back("guest: " + line);
-    }
+    check_guest_lines(recording, {"workload ok", "outpostd exit 0", "umount exit 0"});
     // The log's records and the channel's starts and acknowledgements are
     // the same set.
     std::set<std::string> on_disk, on_channel, acknowledged;
@@ -170,16 +193,7 @@ std::unique_ptr<Recording> record(const VmImages& images, const RecordingPlan& p
     }
     boot.disks = {{recording->disk_image, "data", log_path}};
     boot.network = true;
-    boot.channel_path = dir + "/channel.txt";
-    boot.console_path = dir + "/console.txt";
-    boot.limit = kVmLimit;
-    const VmExit exit = vm::boot(boot);
-    recording->vm_seconds = exit.seconds;
-    if (!exit.powered_off) recording->problems.push_back(exit.error);
-
-    read_channel(boot.channel_path, *recording);
-    recording->log = BlockLog::open(log_path, error);
-    if (!recording->log) return nullptr;
+    if (!boot_and_read(boot, dir, log_path, *recording, error)) return nullptr;
     read_records(*recording);
     for (const auto& [event_id, length] : stamps->stamps()) {
         recording->publishes.emplace_back(recording->log->first_entry_at_or_after(length),
@@ -207,25 +221,8 @@ std::unique_ptr<Recording> record_naive(const VmImages& images, const RecordingP
                         "outpost.alarms=" + std::to_string(plan.alarms),
                         "outpost.rate=" + std::to_string(plan.rate)};
     boot.disks = {{recording->disk_image, "data", log_path}};
-    boot.channel_path = dir + "/channel.txt";
-    boot.console_path = dir + "/console.txt";
-    boot.limit = kVmLimit;
-    const VmExit exit = vm::boot(boot);
-    recording->vm_seconds = exit.seconds;
-    if (!exit.powered_off) recording->problems.push_back(exit.error);
-    read_channel(boot.channel_path, *recording);
-    recording->log = BlockLog::open(log_path, error);
-    if (!recording->log) return nullptr;
-    for (const char* expected : {"naive ok", "umount exit 0"}) {
-        if (std::find(recording->vm_lines.begin(), recording->vm_lines.end(), expected) ==
-            recording->vm_lines.end()) {
-            recording->problems.push_back(std::string("the guest never reported '") + expected +
-                                          "'");
-        }
-    }
-    for (const std::string& line : recording->vm_lines) {
-        if (line.rfind("error", 0) == 0) recording->problems.push_back("guest: " + line);
-    }
+    if (!boot_and_read(boot, dir, log_path, *recording, error)) return nullptr;
+    check_guest_lines(*recording, {"naive ok", "umount exit 0"});
     return recording;
 }
 

@@ -5,9 +5,9 @@
 
 #include <chrono>
 #include <string>
-#include <thread>
 
 #include "proof/vm/guest/extents.h"
+#include "proof/vm/guest/pace.h"
 
 namespace outpost::torture::vm::guest {
 namespace {
@@ -41,11 +41,7 @@ bool insert_rows(sqlite3* db, const NaiveOptions& options, std::string* error) {
     const Clock::time_point start = Clock::now();
     bool ok = true;
     for (int row = 0; ok && row < options.rows; ++row) {
-        if (options.rate > 0) {
-            std::this_thread::sleep_until(
-                start + std::chrono::duration_cast<Clock::duration>(
-                            std::chrono::duration<double>(row / options.rate)));
-        }
+        wait_for_turn(start, row, options.rate);
         // Autocommit: one durable transaction per row.
         const std::string event_id = "0190b6a0-0000-7000-8000-" + std::to_string(100000000000 + row);
         const std::string text = "naive anchor row " + std::to_string(row);

@@ -8,6 +8,7 @@
 #include "ingest/protocol.h"
 #include "proof/vm/guest/evidence_disk.h"
 #include "proof/vm/guest/extents.h"
+#include "proof/vm/guest/pace.h"
 #include "proof/workload.h"
 
 namespace outpost::torture::vm::guest {
@@ -32,12 +33,8 @@ void connection(const WorkloadOptions& options, int index, Clock::time_point sta
         options.alarms / options.connections + (index < options.alarms % options.connections);
     auto client = ingest::Client::connect(options.socket);
     for (int call = 0; call < calls; ++call) {
-        if (options.rate > 0) {
-            // Call `call` of connection `index` is alarm call * K + index overall.
-            const double at = (static_cast<double>(call) * options.connections + index) / options.rate;
-            std::this_thread::sleep_until(
-                start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(at)));
-        }
+        // Call `call` of connection `index` is alarm call * K + index overall.
+        wait_for_turn(start, static_cast<double>(call) * options.connections + index, options.rate);
         const std::string token =
             options.prefix + "w" + std::to_string(index) + "c" + std::to_string(call);
         const std::string key = key_for(token, call);
