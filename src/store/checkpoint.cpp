@@ -53,7 +53,8 @@ void StoreCore::after_wal_commit(sqlite3* db, const char* name, int frames) {
     std::lock_guard<std::mutex> lock(stats_mutex_);
     if (failed) counters_.checkpoint_failures++;
     counters_.wal_frames += static_cast<uint64_t>(added);
-    counters_.wal_bytes += static_cast<uint64_t>(added) * (static_cast<uint64_t>(page_size_) + 24);
+    counters_.wal_bytes +=
+        static_cast<uint64_t>(added) * static_cast<uint64_t>(page_size_ + kWalFrameHeaderBytes);
     counters_.checkpoint_pages += static_cast<uint64_t>(copied > 0 ? copied : 0);
 }
 
@@ -67,7 +68,7 @@ void StoreCore::size_wal() noexcept {
     }
     // I9: the size a WAL reaches before its checkpoint, header included.
     const sqlite3_int64 target =
-        32 + static_cast<sqlite3_int64>(kCheckpointFrames) * (page_size_ + 24);
+        kWalHeaderBytes + int64_t{kCheckpointFrames} * (page_size_ + kWalFrameHeaderBytes);
     sqlite3_int64 size = 0;
     if (wal->pMethods->xFileSize(wal, &size) != SQLITE_OK || size >= target) return;
     static const char kZeros[65536] = {};

@@ -111,6 +111,9 @@ struct WriteOp {
 // The WAL is checkpointed when it holds this many frames (SQLite's default),
 // and given the size they take from its first write (I9, write_batch.cpp).
 constexpr int kCheckpointFrames = 1000;
+// SQLite's WAL format: a header, then frames of a frame header and a page.
+constexpr int64_t kWalHeaderBytes = 32;
+constexpr int64_t kWalFrameHeaderBytes = 24;
 
 class StoreCore final {
 public:
