@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "bridge_harness.h"
+#include "env_file.h"
 #include "outpost/publisher.h"
 #include "outpost/store.h"
 #include "tap_text.h"
@@ -69,10 +70,7 @@ class ConsumerDatabase final {
     static std::optional<ConsumerDatabase> postgres() {
         const char* env_path = std::getenv("OUTPOST_POSTGRES_ENV");
         if (env_path == nullptr || *env_path == '\0') return std::nullopt;
-        std::map<std::string, std::string> env;
-        std::ifstream file(env_path);
-        for (std::string key, value; std::getline(file, key, '=') && std::getline(file, value);)
-            env[key] = value;
+        std::map<std::string, std::string> env = read_env_file(env_path);
         static std::atomic<int> counter{0};
         ConsumerDatabase db;
         db.label_ = "postgresql";

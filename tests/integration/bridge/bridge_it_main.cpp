@@ -15,6 +15,7 @@
 #include <fstream>
 
 #include "bridge_harness.h"
+#include "env_file.h"
 #include "rocketmq/admin.h"
 #include "rocketmq/client_security.h"
 
@@ -72,20 +73,6 @@ void create_rocketmq_topic(const std::string& topic, int queues) {
 
 }  // namespace outpost::testing
 
-namespace {
-
-// The KEY=VALUE lines of `path` (the env file scripts/rocketmq.sh writes).
-std::map<std::string, std::string> read_env_file(const char* path) {
-    std::map<std::string, std::string> values;
-    std::ifstream file(path);
-    for (std::string key, value; std::getline(file, key, '=') && std::getline(file, value);) {
-        values[key] = value;
-    }
-    return values;
-}
-
-}  // namespace
-
 int main(int argc, char* argv[]) {
     int exit_code = 0;
     if (outpost::testing::skip_without_mosquitto(argc, argv, &exit_code)) return exit_code;
@@ -104,7 +91,7 @@ int main(int argc, char* argv[]) {
         return 0;
     }
     auto& env = outpost::testing::rocketmq_env();
-    env = read_env_file(env_path);
+    env = outpost::testing::read_env_file(env_path);
     if (env["NAMESRV_ADDR"].empty() || env["BROKER_ADDR"].empty()) {
         std::printf("Bail out! %s lacks NAMESRV_ADDR or BROKER_ADDR\n", env_path);
         return 1;

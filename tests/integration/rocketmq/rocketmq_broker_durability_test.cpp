@@ -20,6 +20,8 @@
 #include <thread>
 #include <vector>
 
+#include "env_file.h"
+#include "eventually.h"
 #include "rocketmq/broker_durability.h"
 #include "rocketmq/tls_socket.h"
 
@@ -28,21 +30,8 @@ namespace {
 using namespace std::chrono_literals;
 using namespace outpost::rocketmq;
 
-using Env = std::map<std::string, std::string>;
-
-// The env file named by `variable`, or empty when unset.
-Env read_env(const char* variable) {
-    Env env;
-    const char* path = std::getenv(variable);
-    if (path == nullptr || *path == '\0') return env;
-    std::ifstream file(path);
-    std::string line;
-    while (std::getline(file, line)) {
-        const auto equals = line.find('=');
-        if (equals != std::string::npos) env[line.substr(0, equals)] = line.substr(equals + 1);
-    }
-    return env;
-}
+using Env = outpost::testing::EnvFile;
+using outpost::testing::env_file_of;
 
 std::string file_text(const std::string& path) {
     std::ifstream file(path);
@@ -57,20 +46,21 @@ std::string file_text(const std::string& path) {
 // server for a topic nobody created (the template topic's brokers answer).
 // A broker another test just restarted is in no route until it registers
 // again with the name server: the survey is repeated until it is (a
-// condition, bounded by kRouteWait), since what is tested here is what the
+// condition, for up to a minute), since what is tested here is what the
 // broker answers, not when it registers.
 BrokerReport survey_one(const Env& env, const ClientSecurity& security = {}) {
-    constexpr auto kRouteWait = 60s;
-    const auto deadline = std::chrono::steady_clock::now() + kRouteWait;
     auto survey = [&] {
         return survey_broker_durability({env.at("NAMESRV_ADDR")}, {"outpost_survey_probe"},
                                         security, 5s);
     };
     auto reports = survey();
-    while (reports.is_ok() && reports->empty() && std::chrono::steady_clock::now() < deadline) {
-        std::this_thread::sleep_for(200ms);
-        reports = survey();
-    }
+    outpost::testing::eventually(
+        [&] {
+            if (!reports.is_ok() || !reports->empty()) return true;
+            reports = survey();
+            return false;
+        },
+        60s);
     INFO((reports.is_ok() ? std::string("surveyed") : reports.status().to_string()));
     REQUIRE(reports.is_ok());
     REQUIRE(reports->size() == 1);
@@ -83,7 +73,7 @@ BrokerReport survey_one(const Env& env, const ClientSecurity& security = {}) {
 }  // namespace
 
 TEST_CASE("an ASYNC_FLUSH, ASYNC_MASTER broker is reported as not durable, settings read back") {
-    const Env env = read_env("OUTPOST_ROCKETMQ_ENV");
+    const Env env = env_file_of("OUTPOST_ROCKETMQ_ENV");
     if (env.empty() || env.count("ROCKETMQ_FLUSH_DISK_TYPE") == 0 ||
         env.at("ROCKETMQ_FLUSH_DISK_TYPE") != "ASYNC_FLUSH") {
         SUCCEED("OUTPOST_ROCKETMQ_ENV is not an ASYNC_FLUSH broker");
@@ -97,7 +87,7 @@ TEST_CASE("an ASYNC_FLUSH, ASYNC_MASTER broker is reported as not durable, setti
 }
 
 TEST_CASE("a SYNC_FLUSH broker is reported as durable, read over TLS") {
-    const Env env = read_env("OUTPOST_ROCKETMQ_TLS_ENV");
+    const Env env = env_file_of("OUTPOST_ROCKETMQ_TLS_ENV");
     if (env.empty() || env.count("ROCKETMQ_FLUSH_DISK_TYPE") == 0 ||
         env.at("ROCKETMQ_FLUSH_DISK_TYPE") != "SYNC_FLUSH") {
         SUCCEED("OUTPOST_ROCKETMQ_TLS_ENV is not a SYNC_FLUSH broker");
@@ -115,7 +105,7 @@ TEST_CASE("a SYNC_FLUSH broker is reported as durable, read over TLS") {
 }
 
 TEST_CASE("a broker that refuses the configuration request is reported as unknown, with why") {
-    const Env env = read_env("OUTPOST_ROCKETMQ_AUTH_ENV");
+    const Env env = env_file_of("OUTPOST_ROCKETMQ_AUTH_ENV");
     if (env.empty()) {
         SUCCEED("OUTPOST_ROCKETMQ_AUTH_ENV is not set");
         return;
@@ -137,8 +127,9 @@ TEST_CASE("a broker that refuses the configuration request is reported as unknow
 }
 
 int main(int argc, char* argv[]) {
-    if (read_env("OUTPOST_ROCKETMQ_ENV").empty() && read_env("OUTPOST_ROCKETMQ_TLS_ENV").empty() &&
-        read_env("OUTPOST_ROCKETMQ_AUTH_ENV").empty()) {
+    if (env_file_of("OUTPOST_ROCKETMQ_ENV").empty() &&
+        env_file_of("OUTPOST_ROCKETMQ_TLS_ENV").empty() &&
+        env_file_of("OUTPOST_ROCKETMQ_AUTH_ENV").empty()) {
         std::printf("1..0 # SKIP no RocketMQ env file is set (scripts/rocketmq.sh start DIR)\n");
         return 0;
     }

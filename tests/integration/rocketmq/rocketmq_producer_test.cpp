@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "env_file.h"
 #include "rocketmq/admin.h"
 #include "rocketmq/producer.h"
 
@@ -259,14 +260,7 @@ int main(int argc, char* argv[]) {
             "1..0 # SKIP OUTPOST_ROCKETMQ_ENV is not set (scripts/rocketmq.sh start DIR)\n");
         return 0;
     }
-    std::ifstream file(env_path);
-    std::string line;
-    while (std::getline(file, line)) {
-        auto equals = line.find('=');
-        if (equals != std::string::npos) {
-            g_env[line.substr(0, equals)] = line.substr(equals + 1);
-        }
-    }
+    g_env = outpost::testing::read_env_file(env_path);
     if (g_env["NAMESRV_ADDR"].empty() || g_env["BROKER_ADDR"].empty()) {
         std::printf("Bail out! %s lacks NAMESRV_ADDR or BROKER_ADDR\n", env_path);
         return 1;
