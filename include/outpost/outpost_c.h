@@ -275,7 +275,8 @@ typedef struct outpost_publisher_options {
     int max_attempts;            /* broker refusals before DEAD; default 10 */
     /* Receipts (PublisherOptions::receipts): nonzero waits for outpost-bridge
      * to confirm each SENT row and publishes it again when no receipt came
-     * within receipt_timeout_ms (then after doubling pauses). Default 0. */
+     * within receipt_timeout_ms (then after doubling pauses). Default 1;
+     * 0 ends the guarantee at the broker's PUBACK. */
     int receipts;
     uint32_t receipt_timeout_ms; /* default 30000, at least 1 */
     int max_unconfirmed;         /* published and not confirmed at once; default 1000 */

@@ -62,17 +62,22 @@ struct PublisherOptions {
     int mark_batch = 64;
     std::chrono::milliseconds mark_delay = std::chrono::milliseconds(2);
 
-    // Receipts from outpost-bridge. On: SENT (the broker's PUBACK) is not the end;
-    // the publisher subscribes to "outpost/<gatewayId>/receipt" on its own
-    // connection, marks a row confirmed when outpost-bridge says RocketMQ stored
-    // it, and publishes a SENT row again (same eventId) when no receipt came
-    // within receipt_timeout, then after pauses doubling up to receipt_timeout_max
-    // (boot clock). Retention and quota purge then remove confirmed rows only. Off
-    // (the default): SENT is final. Off by default because a deployment whose
-    // bridge sends no receipts would otherwise publish every alarm again forever;
-    // turn it on with outpost-bridge (receipts.enabled) and the broker ACL line
-    // "pattern read outpost/%u/receipt".
-    bool receipts = false;
+    // Receipts from outpost-bridge. On (the default): SENT (the broker's
+    // PUBACK) is not the end; the publisher subscribes to
+    // "outpost/<gatewayId>/receipt" on its own connection, marks a row
+    // confirmed when outpost-bridge says RocketMQ stored it, and publishes a
+    // SENT row again (same eventId) when no receipt came within
+    // receipt_timeout, then after pauses doubling up to receipt_timeout_max
+    // (boot clock). Retention and quota purge remove confirmed rows only, so
+    // an alarm a broker loses after its PUBACK is published again instead of
+    // lost. It needs outpost-bridge with receipts.enabled (its default) and
+    // the broker ACL line "pattern read outpost/%u/receipt". Without a bridge
+    // that sends them, every alarm is published again on the doubling pauses,
+    // at most max_unconfirmed wait at once (new alarms stay PENDING in the
+    // store beyond that), and PublisherStatus shows the waiting rows and the
+    // age of the oldest. Off: SENT is final, and the guarantee ends at the
+    // broker's PUBACK.
+    bool receipts = true;
     std::chrono::milliseconds receipt_timeout = std::chrono::seconds(30);
     std::chrono::milliseconds receipt_timeout_max = std::chrono::minutes(10);
     // At most this many rows published and not confirmed (in flight plus

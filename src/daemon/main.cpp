@@ -67,7 +67,7 @@ defaults; unknown fields are errors):
     "lease_retry_ms": 250, "poll_interval_ms": 25, "rescan_interval_ms": 5000,
     "purge_interval_ms": 10000, "mark_batch": 64, "mark_delay_ms": 2,
     "drain_timeout_ms": 5000,                SIGTERM waits this for PUBACKs
-    "receipts": false,                       true: wait for outpost-bridge receipts
+    "receipts": true,                        wait for outpost-bridge receipts
     "receipt_timeout_ms": 30000, "receipt_timeout_max_ms": 600000,
     "max_unconfirmed": 1000                  published, not yet confirmed
   },

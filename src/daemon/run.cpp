@@ -92,6 +92,10 @@ int run_daemon(const DaemonConfig& config) {
 
     Notifier notifier;
     for (const std::string& warning : weakened_security_warnings(config)) log_warning(warning);
+    if (!config.publisher.receipts) {
+        log_info("publisher.receipts is off: an alarm is final once the MQTT broker acknowledges "
+                 "it, and a broker or bridge that loses it afterwards loses it");
+    }
     Result<std::unique_ptr<Daemon>> started = Daemon::start(config);
     if (!started.is_ok()) {
         log_error(started.status().to_string());
