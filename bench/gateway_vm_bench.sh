@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The gateway VM next to this host, on the same workload: alarms raised
 # through outpostd's socket by K connections (outpost-vm-guest workload),
-# published to mosquitto on loopback, SENT rows purged as they go. Prints
+# published to mosquitto on loopback (receipts off: no bridge answers in
+# the VM, so SENT is final), SENT rows purged as they go. Prints
 # one JSON document: the VM's figures (outpost-torture --mode vm-run; with
 # --rounds N, the median of each figure over N boots, and every round), the
 # host's, and their ratios.
@@ -53,7 +54,7 @@ while [ $# -gt 0 ]; do
     --no-host) host=0; shift ;;
     --no-anchor) anchor=0; shift ;;
     --mark-delay-ms) mark_delay=(--mark-delay-ms "$2"); shift 2 ;;
-    -h|--help) sed -n '2,38p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,39p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "gateway_vm_bench: unknown option '$1' (try --help)" >&2; exit 2 ;;
   esac
 done

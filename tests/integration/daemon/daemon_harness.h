@@ -42,14 +42,18 @@ inline std::string outpostd_binary() {
 }
 
 // A configuration for `dir` and `broker` with fast reconnects, so outcomes
-// come quickly (no test asserts on timing). Tests patch it as they need.
+// come quickly (no test asserts on timing). No bridge answers here, so
+// receipts are off: SENT is final. Tests patch it as they need.
 inline nlohmann::json daemon_config(const TempDir& dir, const Mosquitto& broker) {
     return {
         {"gateway_id", "gw-daemon"},
         {"database", {{"path", dir.file("outbox.db")}}},
         {"broker", {{"uri", broker.uri()}, {"connect_timeout_ms", 2000}}},
         {"publisher",
-         {{"reconnect_initial_ms", 50}, {"reconnect_max_ms", 400}, {"lease_retry_ms", 50}}},
+         {{"reconnect_initial_ms", 50},
+          {"reconnect_max_ms", 400},
+          {"lease_retry_ms", 50},
+          {"receipts", false}}},
         {"ingest", {{"socket", dir.file("alarms.sock")}}},
         {"logging", {{"level", "debug"}}},
     };
@@ -62,7 +66,10 @@ inline nlohmann::json offline_daemon_config(const TempDir& dir, const std::strin
             {"database", {{"path", dir.file("outbox.db")}}},
             {"broker", {{"uri", "tcp://127.0.0.1:1"}, {"connect_timeout_ms", 1000}}},
             {"publisher",
-             {{"reconnect_initial_ms", 50}, {"reconnect_max_ms", 400}, {"lease_retry_ms", 50}}},
+             {{"reconnect_initial_ms", 50},
+              {"reconnect_max_ms", 400},
+              {"lease_retry_ms", 50},
+              {"receipts", false}}},
             {"ingest", {{"socket", dir.file("alarms.sock")}}}};
 }
 

@@ -30,9 +30,11 @@
 namespace outpost::testing {
 
 // Publisher options for a test broker: fast reconnects and retries, so that
-// outcomes come quickly (no test asserts on timing).
+// outcomes come quickly (no test asserts on timing). No bridge answers here,
+// so receipts are off: SENT is final (the receipts tests run a bridge).
 inline PublisherOptions test_publisher_options(const Mosquitto& broker) {
     PublisherOptions options;
+    options.receipts = false;
     options.endpoint.uri = broker.uri();
     options.endpoint.reconnect_initial = std::chrono::milliseconds(50);
     options.endpoint.reconnect_max = std::chrono::milliseconds(400);
