@@ -262,6 +262,10 @@ std::vector<std::string> retired_client_ids(const MqttConfig& mqtt) {
     return ids;
 }
 
+Result<BridgeConfig> parse_bridge_config(const std::string& json_text) {
+    return parse_bridge_config(json_text, nullptr);
+}
+
 Result<BridgeConfig> parse_bridge_config(const std::string& json_text,
                                          std::set<std::string>* keys_read) {
     Result<json> parsed = parse_config_object(json_text);

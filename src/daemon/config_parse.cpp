@@ -177,6 +177,10 @@ DaemonConfig daemon_config_defaults() {
     return config;
 }
 
+Result<DaemonConfig> parse_daemon_config(const std::string& json_text) {
+    return parse_daemon_config(json_text, nullptr);
+}
+
 Result<DaemonConfig> parse_daemon_config(const std::string& json_text,
                                          std::set<std::string>* keys_read) {
     Result<json> parsed = parse_config_object(json_text);
