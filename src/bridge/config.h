@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -209,8 +210,12 @@ LegSecurity rocketmq_leg_security(const RocketMqConfig& rocketmq, bool tls_setti
 // Parses and validates a configuration document. Fails with
 // kInvalidArgument; the message lists every problem found, one per line,
 // each naming the field ("mqtt.keepalive_s must be an integer from 5 to
-// 65535"). Unknown fields are errors (they are usually typos).
+// 65535"). Unknown fields are errors (they are usually typos). The second
+// form also gives, in *keys_read, the path of every key the parser asked for
+// (common/json_object_reader.h).
 Result<BridgeConfig> parse_bridge_config(const std::string& json_text);
+Result<BridgeConfig> parse_bridge_config(const std::string& json_text,
+                                         std::set<std::string>* keys_read);
 
 // Reads `path` and parses it. kNotFound when the file cannot be read.
 Result<BridgeConfig> load_bridge_config(const std::string& path);

@@ -104,7 +104,7 @@ void read_rocketmq(JsonObjectReader& in, RocketMqConfig& rocketmq) {
                  "needs rocketmq.access_key and rocketmq.secret_file together (the secret itself "
                  "is never in this file)");
     }
-    if (in.find("secret_key") != nullptr || in.find("secret") != nullptr) {
+    if (in.find_refused("secret_key") != nullptr || in.find_refused("secret") != nullptr) {
         in.error("secret_key",
                  "is not accepted here: put the secret in a file only the bridge "
                  "can read and name it in rocketmq.secret_file");
@@ -148,7 +148,7 @@ void read_mapping(JsonObjectReader& in, std::vector<MappingRule>& mapping,
             continue;
         }
         MappingRule rule;
-        JsonObjectReader item((*value)[i], path, errors);
+        JsonObjectReader item = in.element_reader("mapping", i, (*value)[i]);
         item.read_string("mqtt_filter", rule.mqtt_filter, true);
         if (!rule.mqtt_filter.empty() && !is_valid_topic_filter(rule.mqtt_filter)) {
             item.error("mqtt_filter", "is not a valid MQTT topic filter");
@@ -191,7 +191,7 @@ void read_identity(JsonObjectReader& in, IdentityConfig& identity) {
     // subscribers (mosquitto 2.0.11 among them), so a property "stamped with
     // the identity" could be forged by any gateway: the broker's ACL on the
     // topic is what binds a gateway to its level.
-    if (in.find("user_property") != nullptr) {
+    if (in.find_refused("user_property") != nullptr) {
         in.error("user_property",
                  "is not accepted: brokers pass a user property set by the publisher through "
                  "to the bridge, so any gateway could forge it. The broker's ACL binds each "
@@ -263,13 +263,18 @@ std::vector<std::string> retired_client_ids(const MqttConfig& mqtt) {
 }
 
 Result<BridgeConfig> parse_bridge_config(const std::string& json_text) {
+    return parse_bridge_config(json_text, nullptr);
+}
+
+Result<BridgeConfig> parse_bridge_config(const std::string& json_text,
+                                         std::set<std::string>* keys_read) {
     Result<json> parsed = parse_config_object(json_text);
     if (!parsed.is_ok()) return parsed.status();
     const json& document = *parsed;
     BridgeConfig config;
     std::vector<std::string> errors;
     {
-        JsonObjectReader top(document, "", errors);
+        JsonObjectReader top(document, "", errors, keys_read);
         top.read_object("mqtt", true, [&](JsonObjectReader& in) { read_mqtt(in, config.mqtt); });
         top.read_object("rocketmq", true,
                         [&](JsonObjectReader& in) { read_rocketmq(in, config.rocketmq); });

@@ -20,6 +20,7 @@
 #include "bridge/bridge_stats.h"
 #include "bridge/broker_durability_watch.h"
 #include "bridge/config.h"
+#include "bridge/config_keys.h"
 #include "bridge/delivery.h"
 #include "bridge/metrics.h"
 #include "bridge/mqtt_session.h"
@@ -55,7 +56,7 @@ constexpr int kExitOk = 0;
 constexpr int kExitFailure = 1;
 constexpr int kExitUsage = 2;
 
-const char* const kHelp = R"(usage: outpost-bridge --config FILE [--check-config]
+const char* const kHelpUsage = R"(usage: outpost-bridge --config FILE [--check-config]
        outpost-bridge --help
 
 Subscribes to the gateways' alarm events over MQTT v5 (QoS 1, persistent
@@ -72,60 +73,13 @@ options:
   --check-config   validate FILE, print a summary, exit 0 (valid) or 2
   --help           this text
 
-configuration (defaults shown; fields marked * are required):
-{
-  "mqtt": {
-    "uri": "tcp://127.0.0.1:1883",          * tcp:// or ssl://
-    "client_id": "bridge-1",                * fixed per instance (the shipped broker:
-                                            equal to username, docs/security.md)
-    "username": "", "password": "",
-    "tls": {"ca_file": "", "cert_file": "", "key_file": "", "key_password": "",
-            "verify_server": true},          ssl:// only; false: warned, shown in status
-    "allow_plaintext_credentials": false,   a password over tcp:// to a non-loopback host
-    "session_expiry_s": 604800,             keep the session across outages
-    "shared_group": "outpost-bridge",
-    "topic_filters": ["outpost/+/alarm/+", "outpost/+/event/+"],
-    "keepalive_s": 30, "connect_timeout_s": 10,
-    "reconnect_min_ms": 250, "reconnect_max_ms": 30000,
-    "sessions": 1,                          sessions in the group, 1 to 64; session
-                                            i > 0 uses client_id-i; more than 1: one
-                                            process per session (docs/reference/outpost-bridge.md)
-    "retired_sessions": 8,                  ids client_id-<sessions> onwards this many:
-                                            drained and ended at start, so lowering
-                                            sessions strands nothing (docs/operations/bridge.md)
-    "max_packet_size": 0                    Maximum Packet Size announced in CONNECT
-                                            (the broker drops larger messages for the
-                                            bridge); 0: limits.max_payload_bytes + 16384
-  },
-  "rocketmq": {
-    "name_servers": "127.0.0.1:9876",       * "ip:port;ip:port" or an array
-    "producer_group": "outpost_bridge",
-    "access_key": "", "secret_file": "",    signed requests (RocketMQ ACL user);
-                                            the secret only in that file (not o+r)
-    "tls": {"enabled": false, "ca_file": "", "cert_file": "", "key_file": "",
-            "insecure_skip_verify": false}, CA verification + address check on
-    "allow_plaintext_credentials": false,   access_key without TLS to a non-loopback
-                                            name server
-    "send_timeout_ms": 3000, "max_attempts": 3,
-    "max_in_flight": 32,                    requests on the wire per broker connection
-    "retry_pause_max_ms": 5000              pause cap while RocketMQ fails
-  },
-  "mapping": [                              * first matching rule wins
-    {"mqtt_filter": "outpost/+/alarm/+", "rocketmq_topic": "outpost_alarms",
-     "tag": "${payload.severity}"},         literal [A-Za-z0-9._-] and ${field.path}
-    {"mqtt_filter": "outpost/+/event/+", "rocketmq_topic": "outpost_events"}
-  ],
-  "quarantine_topic": "outpost_quarantine", *
-  "limits": {"max_payload_bytes": 262144, "max_json_depth": 16,
-             "max_messages_per_s": 0, "quarantine_body_bytes": 65536},
-  "identity": {"gateway_level": 1, "device_level": 3},
-  "dedupe_capacity": 100000,
-  "status": {"file": "", "interval_ms": 10000, "log_to_stderr": true},
-  "metrics": {"listen": "", "allow_non_loopback": false},
-  "receipts": {"enabled": true, "max_ids": 100, "flush_ms": 100,
-               "max_queued": 100000}
-}
+configuration (defaults shown; "*" marks a required key, shown with an example; an absent
+object keeps its defaults; unknown fields are errors; docs/reference/outpost-bridge.md has each
+key in full):
+)";
 
+// After the configuration's skeleton (bridge/config_keys.h).
+const char* const kHelpNotes = R"(
 receipts: after SEND_OK (or for a duplicate this instance stored) the
 eventId goes back to its gateway on "<prefix>/<gatewayId>/receipt" (QoS 1,
 {"v":1,"eventIds":[...]}, up to max_ids per message, flushed within
@@ -444,8 +398,10 @@ int main(int argc, char** argv) {
             child->index == 0 ? retired_client_ids(config->mqtt) : std::vector<std::string>{});
     }
     int exit_code = kExitOk;
-    const std::optional<outpost::ServiceArguments> arguments =
-        outpost::parse_service_arguments(argc, argv, "outpost-bridge", kHelp, nullptr, &exit_code);
+    const std::string help = std::string(kHelpUsage) +
+                             outpost::render_config_skeleton(bridge_config_keys()) + kHelpNotes;
+    const std::optional<outpost::ServiceArguments> arguments = outpost::parse_service_arguments(
+        argc, argv, "outpost-bridge", help.c_str(), nullptr, &exit_code);
     if (!arguments) return exit_code;
     outpost::Result<BridgeConfig> config = load_bridge_config(arguments->config_path);
     if (!config.is_ok()) {

@@ -4,10 +4,17 @@
 // file fixes them all. Unknown members are reported too: they are usually
 // typos. Used by the configuration parsers of outpost-bridge and outpostd.
 //
+// A reader can also record the dotted path of every key it, and the readers
+// of the objects inside it, were asked for: the tests compare that record
+// with each program's table of keys (daemon/config_keys.h,
+// bridge/config_keys.h), so a key the parser reads cannot be missing from
+// --help and the reference page, and a documented key cannot go unread.
+//
 // Header-only; the including part depends on nlohmann_json itself.
 #ifndef OUTPOST_COMMON_JSON_OBJECT_READER_H
 #define OUTPOST_COMMON_JSON_OBJECT_READER_H
 
+#include <cstddef>
 #include <cstdint>
 #include <fstream>
 #include <functional>
@@ -29,8 +36,12 @@ class JsonObjectReader final {
   public:
     using json = nlohmann::json;
 
-    JsonObjectReader(const json& object, std::string path, std::vector<std::string>& errors)
-        : object_(object), path_(std::move(path)), errors_(errors) {}
+    // `keys_read`, when given, receives the path of every key asked for by
+    // this reader and the readers it makes ("publisher.window"; a member of
+    // the objects of an array as "mapping[].tag"), present or not. Borrowed.
+    JsonObjectReader(const json& object, std::string path, std::vector<std::string>& errors,
+                     std::set<std::string>* keys_read = nullptr)
+        : JsonObjectReader(object, path, path, errors, keys_read) {}
 
     JsonObjectReader(const JsonObjectReader&) = delete;
     JsonObjectReader& operator=(const JsonObjectReader&) = delete;
@@ -52,6 +63,14 @@ class JsonObjectReader final {
 
     // The member `key`, or nullptr when absent (an error if `required`).
     const json* find(const std::string& key, bool required = false) {
+        if (keys_read_ != nullptr) keys_read_->insert(key_path(key));
+        return find_refused(key, required);
+    }
+
+    // The member `key` like find(), for a key that is refused when present
+    // (a secret that belongs in a file of its own): it is not reported as
+    // unknown, and not recorded as a key the program reads.
+    const json* find_refused(const std::string& key, bool required = false) {
         known_.insert(key);
         auto it = object_.find(key);
         if (it == object_.end()) {
@@ -99,7 +118,7 @@ class JsonObjectReader final {
             error(key, "must be an object");
             return false;
         }
-        JsonObjectReader inner(*value, field(key), errors_);
+        JsonObjectReader inner(*value, field(key), key_path(key), errors_, keys_read_);
         read(inner);
         inner.report_unknown_fields();
         return true;
@@ -119,10 +138,33 @@ class JsonObjectReader final {
         }
     }
 
+    // A reader of `element`, item `index` of this object's array member
+    // `key`: its errors name "key[index].member", and its keys are recorded
+    // as "key[].member". Call report_unknown_fields() on it after its reads.
+    JsonObjectReader element_reader(const std::string& key, std::size_t index,
+                                    const json& element) {
+        return JsonObjectReader(element, field(key) + "[" + std::to_string(index) + "]",
+                                key_path(key) + "[]", errors_, keys_read_);
+    }
+
   private:
+    JsonObjectReader(const json& object, std::string path, std::string key_path,
+                     std::vector<std::string>& errors, std::set<std::string>* keys_read)
+        : object_(object),
+          path_(std::move(path)),
+          key_path_(std::move(key_path)),
+          errors_(errors),
+          keys_read_(keys_read) {}
+
+    std::string key_path(const std::string& key) const {
+        return key_path_.empty() ? key : key_path_ + "." + key;
+    }
+
     const json& object_;
-    const std::string path_;
+    const std::string path_;      // for messages: "mapping[2]"
+    const std::string key_path_;  // for the record of keys read: "mapping[]"
     std::vector<std::string>& errors_;
+    std::set<std::string>* const keys_read_;  // may be null
     std::set<std::string> known_;
 };
 

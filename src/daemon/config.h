@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <set>
 #include <string>
 
 #include "common/service_log.h"
@@ -81,11 +82,19 @@ struct DaemonConfig {
     std::chrono::milliseconds status_interval{10000};
 };
 
+// What a configuration of only the required keys gives, but for them: the
+// structs' defaults and outpostd's own (database.check_once_per_boot).
+DaemonConfig daemon_config_defaults();
+
 // Parses and validates a configuration document. Fails with
 // kInvalidArgument; the message lists every problem found, one per line,
 // each naming its field ("publisher.window must be an integer from 1 to
-// 65535"). Unknown fields are errors.
+// 65535"). Unknown fields are errors. The second form also gives, in
+// *keys_read, the path of every key the parser asked for
+// (common/json_object_reader.h).
 Result<DaemonConfig> parse_daemon_config(const std::string& json_text);
+Result<DaemonConfig> parse_daemon_config(const std::string& json_text,
+                                         std::set<std::string>* keys_read);
 
 // The broker connection (the publisher's and the telemetry lane's) as the
 // transport rules see it (common/transport_security.h). `tls_settings_given`:

@@ -170,15 +170,25 @@ void read_logging(JsonObjectReader& in, LoggingConfig& logging) {
 
 }  // namespace
 
-Result<DaemonConfig> parse_daemon_config(const std::string& json_text) {
-    Result<json> parsed = parse_config_object(json_text);
-    if (!parsed.is_ok()) return parsed.status();
-    const json& document = *parsed;
+DaemonConfig daemon_config_defaults() {
     DaemonConfig config;
     // A daemon restarted in the same boot does not read a full store again.
     config.store.check_once_per_boot = true;
+    return config;
+}
+
+Result<DaemonConfig> parse_daemon_config(const std::string& json_text) {
+    return parse_daemon_config(json_text, nullptr);
+}
+
+Result<DaemonConfig> parse_daemon_config(const std::string& json_text,
+                                         std::set<std::string>* keys_read) {
+    Result<json> parsed = parse_config_object(json_text);
+    if (!parsed.is_ok()) return parsed.status();
+    const json& document = *parsed;
+    DaemonConfig config = daemon_config_defaults();
     std::vector<std::string> errors;
-    JsonObjectReader top(document, "", errors);
+    JsonObjectReader top(document, "", errors, keys_read);
     top.read_string("gateway_id", config.store.gateway_id, true);
     if (!config.store.gateway_id.empty() && !is_valid_identifier(config.store.gateway_id)) {
         top.error("gateway_id", "must match [A-Za-z0-9._-]{1,64}");

@@ -15,13 +15,14 @@
 #include "common/service_arguments.h"
 #include "common/service_log.h"
 #include "daemon/config.h"
+#include "daemon/config_keys.h"
 #include "daemon/run.h"
 
 namespace {
 
 using namespace outpost::daemon;
 
-const char* const kHelp = R"(usage: outpostd --config FILE [--check-config]
+const char* const kHelpUsage = R"(usage: outpostd --config FILE [--check-config]
        outpostd --help | --version
 
 The Outpost gateway daemon. Opens the alarm store (SQLite, WAL,
@@ -37,62 +38,13 @@ options:
   --version        print the version
   --help           this text
 
-configuration (defaults shown; * = required; an absent object keeps its
-defaults; unknown fields are errors):
-{
-  "gateway_id": "gw-1",                      * [A-Za-z0-9._-]{1,64}
-  "database": {
-    "path": "/var/lib/outpost/outbox.db",    *
-    "quota_bytes": 67108864,                 byte budget; full -> store_full
-    "sent_retention_s": 86400, "purge_batch_rows": 256,
-    "max_batch": 256, "max_event_bytes": 65536, "busy_timeout_ms": 5000,
-    "corruption_policy": "refuse",           or "move_aside" (never deletes)
-    "check_on_open": true,                   PRAGMA quick_check at start (reads the file)
-    "check_once_per_boot": true              skip it if this file passed it in this boot
-  },
-  "broker": {
-    "uri": "tcp://127.0.0.1:1883",           tcp:// or ssl://
-    "client_id": "",                         "" = outpost-<gateway_id>
-    "username": "", "password": "",
-    "tls": {"ca_file": "", "cert_file": "", "key_file": "", "key_password": "",
-            "verify_server": true},           ssl:// only; false: warned, shown in status
-    "allow_plaintext_credentials": false,    a password over tcp:// to a non-loopback host
-    "keepalive_s": 30, "connect_timeout_ms": 10000
-  },
-  "publisher": {
-    "window": 20,                            QoS 1 publishes in flight
-    "max_attempts": 10,                      broker refusals before DEAD
-    "retry_initial_ms": 1000, "retry_max_ms": 300000,
-    "reconnect_initial_ms": 500, "reconnect_max_ms": 60000,
-    "lease_retry_ms": 250, "poll_interval_ms": 25, "rescan_interval_ms": 5000,
-    "purge_interval_ms": 10000, "mark_batch": 64, "mark_delay_ms": 2,
-    "drain_timeout_ms": 5000,                SIGTERM waits this for PUBACKs
-    "receipts": true,                        wait for outpost-bridge receipts
-    "receipt_timeout_ms": 30000, "receipt_timeout_max_ms": 600000,
-    "max_unconfirmed": 1000                  published, not yet confirmed
-  },
-  "telemetry": {                             absent = no telemetry lane
-    "client_id": "",                         "" = outpost-<gateway_id>-telemetry
-    "ring_capacity": 4096, "max_payload_bytes": 4096, "coalesce": false,
-    "max_send_rate": 5000,                   publishes/s at most; 0 = no cap
-    "scheduling": "nice",                    its process: nice 10, or "idle" (SCHED_IDLE)
-    "datagram_socket": "/run/outpost/telemetry.sock"   "<key>\n<payload>"
-  },
-  "ingest": {
-    "socket": "/run/outpost/outpostd.sock",  "" = no alarm socket
-    "socket_mode": "0660", "max_clients": 16,   world-writable modes are refused
-    "max_request_bytes": 65536, "idle_timeout_ms": 30000
-  },
-  "metrics": {
-    "listen": "",                            e.g. "127.0.0.1:9464"; "" = off
-    "allow_non_loopback": false,             required for a non-loopback listen
-    "textfile": "",                          node-exporter *.prom, replaced atomically
-    "textfile_interval_ms": 15000
-  },
-  "logging": {"level": "info", "syslog": false},   error|warn|info|debug
-  "status_interval_ms": 10000                STATUS= to systemd
-}
+configuration (defaults shown; "*" marks a required key, shown with an example; an absent
+object keeps its defaults; unknown fields are errors; docs/reference/outpostd.md has each key
+in full):
+)";
 
+// After the configuration's skeleton (daemon/config_keys.h).
+const char* const kHelpNotes = R"(
 The broker settings also serve the telemetry lane (with its own client id).
 The lane runs in its own process, outpost-telemetry from outpostd's
 directory, at nice 10 (its own MQTT I/O threads: none shared with alarms);
@@ -247,8 +199,10 @@ void keep_sqlite_allocations_small() {
 
 int main(int argc, char** argv) {
     int exit_code = kExitOk;
+    const std::string help = std::string(kHelpUsage) +
+                             outpost::render_config_skeleton(daemon_config_keys()) + kHelpNotes;
     const std::optional<outpost::ServiceArguments> arguments = outpost::parse_service_arguments(
-        argc, argv, "outpostd", kHelp, OUTPOST_VERSION, &exit_code);
+        argc, argv, "outpostd", help.c_str(), OUTPOST_VERSION, &exit_code);
     if (!arguments) return exit_code;
     outpost::Result<DaemonConfig> config = load_daemon_config(arguments->config_path);
     if (!config.is_ok()) {

@@ -2,10 +2,12 @@
 """Keeps the reference pages honest.
 
 Configuration keys: runs `outpostd --help` and `outpost-bridge --help` from a
-build directory, reads every configuration key from the JSON skeleton each
-prints (its "configuration" block), and compares them with the keys in the
-key tables of docs/reference/outpostd.md and docs/reference/outpost-bridge.md
-(the first cell of each table row in their "## Configuration" section).
+build directory, reads every configuration key and its default from the JSON
+skeleton each prints (its "configuration" block, rendered from the program's
+table of keys), and compares them with the key tables of
+docs/reference/outpostd.md and docs/reference/outpost-bridge.md (in their
+"## Configuration" section, the first cell of each row names the key, the
+third its default: "none" for a required key).
 
 outpostctl: runs `outpostctl --help` and `outpostctl COMMAND --help` for every
 command it lists, and compares the commands with the "### COMMAND" headings
@@ -17,14 +19,16 @@ metrics (src/daemon/prometheus.cpp, src/bridge/metrics.cpp) and compares them
 with the families in the tables of docs/reference/metrics.md.
 
 Fails, listing them, on a key or family the program has that its page lacks,
-and on one the page documents that the program no longer has.
+on one the page documents that the program no longer has, and on a default
+the page states that is not the one the program prints.
 
 Usage: check_reference.py BUILD_DIR [--docs DIR] [--source DIR]
-Prints TAP: one test per program's keys, one for outpostctl, one for the
-metric families.
+Prints TAP: two tests per program (its keys, their defaults), one for
+outpostctl, one for the metric families.
 """
 
 import argparse
+import json
 import os
 import re
 import subprocess
@@ -44,9 +48,6 @@ METRIC_SOURCES = [os.path.join("src", "daemon", "prometheus.cpp"),
                   os.path.join("src", "bridge", "metrics.cpp")]
 METRICS_PAGE = "metrics.md"
 
-LITERALS = ("true", "false", "null")
-
-
 def configuration_block(help_text):
     """The lines of the JSON skeleton: from the "{" after the line starting
     with "configuration" to the "}" at column 0 that closes it."""
@@ -63,84 +64,80 @@ def configuration_block(help_text):
     return lines[opening:closing + 1]
 
 
-def json_tokens(line):
-    """The JSON tokens at the start of `line`; stops at the first text that
-    cannot be JSON, which is where the line's comment begins."""
-    tokens = []
+def split_comment(line):
+    """(JSON text, comment) of a skeleton line: the comment starts at the
+    first "//" outside a string."""
+    in_string = False
     i = 0
     while i < len(line):
         char = line[i]
-        if char.isspace():
-            i += 1
-        elif char in "{}[]:,":
-            tokens.append(char)
-            i += 1
+        if in_string:
+            if char == "\\":
+                i += 1
+            elif char == '"':
+                in_string = False
         elif char == '"':
-            end = i + 1
-            while end < len(line) and line[end] != '"':
-                end += 2 if line[end] == "\\" else 1
-            if end >= len(line):
-                break  # an unclosed quote: comment text
-            tokens.append(line[i:end + 1])
-            i = end + 1
-        elif char == "-" or char.isdigit():
-            number = re.match(r"-?\d+(\.\d+)?([eE][+-]?\d+)?", line[i:])
-            if number is None:
-                break
-            tokens.append(number.group(0))
-            i += len(number.group(0))
-        else:
-            word = re.match(r"[A-Za-z]+", line[i:])
-            if word is None or word.group(0) not in LITERALS:
-                break  # the comment
-            tokens.append(word.group(0))
-            i += len(word.group(0))
-    return tokens
+            in_string = True
+        elif line.startswith("//", i):
+            return line[:i], line[i + 2:].strip()
+        i += 1
+    return line, ""
+
+
+def is_section(value):
+    """An object, or an array of objects: its members are keys of their own."""
+    return isinstance(value, dict) or (
+        isinstance(value, list) and bool(value) and all(isinstance(m, dict) for m in value))
+
+
+def walk(value, path, out):
+    """Every key of `value` in document order, as (dotted path, value);
+    members of an array of objects are "array[].member"."""
+    for key, member in value.items():
+        member_path = f"{path}.{key}" if path else key
+        out.append((member_path, member))
+        if isinstance(member, dict):
+            walk(member, member_path, out)
+        elif is_section(member):
+            for element in member:
+                walk(element, member_path + "[]", out)
+    return out
 
 
 def help_keys(help_text):
-    """Every leaf key of the skeleton as a dotted path; members of an array of
-    objects are "array[].member"."""
-    keys = set()
-    containers = set()
-    stack = []  # one entry per open { or [: the path it opens, or None
-    pending_key = None
-    for line in configuration_block(help_text):
-        tokens = json_tokens(line)
-        for index, token in enumerate(tokens):
-            following = tokens[index + 1] if index + 1 < len(tokens) else None
-            if token.startswith('"') and following == ":":
-                parent = next((entry for entry in reversed(stack) if entry is not None), "")
-                pending_key = (parent + "." if parent else "") + token[1:-1]
-                keys.add(pending_key)
-            elif token == "{":
-                if pending_key is not None:
-                    containers.add(pending_key)
-                    stack.append(pending_key)
-                else:
-                    stack.append(None)  # the document itself, or an object in an array
-                pending_key = None
-            elif token == "[":
-                if pending_key is not None:
-                    stack.append(pending_key + "[]")
-                else:
-                    stack.append(None)
-                pending_key = None
-            elif token in ("}", "]"):
-                if stack:
-                    stack.pop()
-                pending_key = None
-            elif token != ":":
-                pending_key = None
-    # An array of objects is a container too ("mapping" -> "mapping[].x").
-    containers |= {key for key in keys if any(k.startswith(key + "[].") for k in keys)}
-    return keys - containers
+    """Every leaf key of the skeleton --help prints, as {dotted path:
+    (default, required)}. The skeleton is JSON once its "//" comments are cut
+    off; each key has a line of its own, and a comment starting with "*" marks
+    a required key (its value is an example, not a default)."""
+    parts = [split_comment(line) for line in configuration_block(help_text)]
+    try:
+        document = json.loads("\n".join(code for code, _ in parts))
+    except json.JSONDecodeError as error:
+        raise ValueError(f"the configuration skeleton of --help is not JSON: {error}") from None
+    # The keys' lines, in order (the order walk() finds them in), each with
+    # its comment, which may start on the line below.
+    key_lines = []
+    for code, comment in parts:
+        match = re.match(r'\s*"([^"]+)"\s*:', code)
+        if match:
+            key_lines.append((match.group(1), comment))
+        elif not code.strip() and key_lines and not key_lines[-1][1]:
+            key_lines[-1] = (key_lines[-1][0], comment)
+    members = walk(document, "", [])
+    if [path.rsplit(".", 1)[-1] for path, _ in members] != [name for name, _ in key_lines]:
+        raise ValueError("the configuration skeleton of --help does not have one key per line")
+    keys = {}
+    for (path, value), (_, comment) in zip(members, key_lines):
+        if not is_section(value):
+            keys.setdefault(path, (value, comment.startswith("*")))
+    return keys
 
 
 def page_keys(page_text):
-    """The first cell of each key-table row in the page's "## Configuration"
-    section: "| `database.path` | ..." gives "database.path"."""
-    keys = set()
+    """The key tables of the page's "## Configuration" section, as {key:
+    default cell}: "| `database.path` | string | none | ..." gives
+    {"database.path": "none"} (columns key | type | default | unit | meaning)."""
+    keys = {}
     in_section = False
     for line in page_text.splitlines():
         if line.startswith("## "):
@@ -150,8 +147,45 @@ def page_keys(page_text):
             continue
         row = re.match(r"\|\s*`([^`]+)`\s*\|", line)
         if row and not row.group(1).startswith("-"):
-            keys.add(row.group(1))
+            cells = re.split(r"(?<!\\)\|", line.strip().strip("|"))
+            keys[row.group(1)] = cells[2].strip() if len(cells) > 2 else ""
     return keys
+
+
+def page_default(cell):
+    """(value, required) of a page's default cell: "none" is a required
+    key's; otherwise the cell is JSON once its backticks and a trailing note
+    in parentheses ("67108864 (64 MiB)") are taken off. The value is None
+    when it is not JSON."""
+    if cell == "none":
+        return None, True
+    text = re.sub(r"\s*\([^()]*\)$", "", cell).strip()
+    if len(text) > 1 and text.startswith("`") and text.endswith("`"):
+        text = text[1:-1]
+    try:
+        return json.loads(text), False
+    except json.JSONDecodeError:
+        return None, False
+
+
+def same_value(one, other):
+    """JSON equality that keeps true apart from 1 (and 0 equal to 0.0)."""
+    return one == other and isinstance(one, bool) == isinstance(other, bool)
+
+
+def default_differences(in_help, on_page, where, page):
+    """One line per key both name whose default (or being required) differs."""
+    problems = []
+    for key in sorted(set(in_help) & set(on_page)):
+        value, required = in_help[key]
+        cell = on_page[key]
+        stated, page_required = page_default(cell)
+        if required != page_required:
+            problems.append(f"{key}: {'required' if required else 'not required'} in {where}, "
+                            f"default '{cell}' in {page}")
+        elif not required and not same_value(value, stated):
+            problems.append(f"{key}: default {json.dumps(value)} in {where}, '{cell}' in {page}")
+    return problems
 
 
 def differences(in_program, on_page, where, page):
@@ -166,12 +200,15 @@ def differences(in_program, on_page, where, page):
 
 
 def check(name, program, page):
+    """(keys in --help, problems with the keys, problems with the defaults)."""
     help_text = subprocess.run([program, "--help"], check=True, capture_output=True,
                                text=True, timeout=30).stdout
     in_help = help_keys(help_text)
     with open(page, encoding="utf-8") as file:
         on_page = page_keys(file.read())
-    return len(in_help), differences(in_help, on_page, f"`{name} --help`", page)
+    where = f"`{name} --help`"
+    return (len(in_help), differences(set(in_help), set(on_page), where, page),
+            default_differences(in_help, on_page, where, page))
 
 
 def run_help(*command):
@@ -234,29 +271,35 @@ def main():
     parser.add_argument("--source", default=source_root)
     parser.add_argument("--docs", default=os.path.join(source_root, "docs", "reference"))
     arguments = parser.parse_args()
-    print(f"1..{len(PROGRAMS) + 2}")
+    print(f"1..{2 * len(PROGRAMS) + 2}")
     failed = False
-    for number, (name, relative, page_name) in enumerate(PROGRAMS, start=1):
+    number = 0
+    for name, relative, page_name in PROGRAMS:
         page = os.path.normpath(os.path.join(arguments.docs, page_name))
         try:
-            count, problems = check(name, os.path.join(arguments.build_dir, relative), page)
+            count, problems, default_problems = check(
+                name, os.path.join(arguments.build_dir, relative), page)
         except (OSError, ValueError, subprocess.SubprocessError) as error:
-            count, problems = 0, [str(error)]
+            count, problems, default_problems = 0, [str(error)], [str(error)]
+        number += 1
         failed |= report(number, f"every key of {name} --help ({count}) is in "
                          f"docs/reference/{page_name} and every key there is in --help", problems)
+        number += 1
+        failed |= report(number, f"every default docs/reference/{page_name} states is the one "
+                         f"{name} --help prints", default_problems)
     page = os.path.normpath(os.path.join(arguments.docs, OUTPOSTCTL_PAGE))
     try:
         count, problems = check_outpostctl(os.path.join(arguments.build_dir, OUTPOSTCTL), page)
     except (OSError, subprocess.SubprocessError) as error:
         count, problems = 0, [str(error)]
-    failed |= report(len(PROGRAMS) + 1, f"every outpostctl command ({count}) and option is in "
+    failed |= report(number + 1, f"every outpostctl command ({count}) and option is in "
                      f"docs/reference/{OUTPOSTCTL_PAGE}, and no other", problems)
     page = os.path.normpath(os.path.join(arguments.docs, METRICS_PAGE))
     try:
         count, problems = check_metrics(arguments.source, page)
     except OSError as error:
         count, problems = 0, [str(error)]
-    failed |= report(len(PROGRAMS) + 2, f"every metric family outpostd and outpost-bridge "
+    failed |= report(number + 2, f"every metric family outpostd and outpost-bridge "
                      f"render ({count}) is in docs/reference/{METRICS_PAGE} and no other",
                      problems)
     return 1 if failed else 0
