@@ -89,6 +89,51 @@ TEST_CASE("an alarm raised through the daemon's socket reaches an MQTT subscribe
 }
 
 TEST_CASE(
+    "by default an acknowledged alarm stays until a receipt and is published again without one; "
+    "outpostd says at start when receipts are off",
+    "[daemon]") {
+    Mosquitto broker;
+    Subscriber subscriber(broker, "independent-sub");
+    {
+        TempDir dir;
+        nlohmann::json config = daemon_config(dir, broker);
+        config["publisher"].erase("receipts");  // the shipped default
+        config["publisher"]["receipt_timeout_ms"] = 200;
+        config["publisher"]["receipt_timeout_max_ms"] = 400;
+        config["publisher"]["purge_interval_ms"] = 50;
+        config["database"]["sent_retention_s"] = 0;
+        DaemonProcess daemon(dir, config);
+        REQUIRE(eventually([&] { return socket_ready(dir.file("alarms.sock")); }));
+        const std::vector<std::string> ids = raise_alarms(dir.file("alarms.sock"), 1);
+        // No bridge answers: the alarm goes out again and again, and its
+        // SENT row outlives a retention of 0 and many purge rounds.
+        REQUIRE(eventually([&] { return subscriber.event_counts()[ids[0]] >= 3; }));
+        CHECK(outbox_view(dir.file("outbox.db")).sent == 1);
+        CHECK_FALSE(daemon.logged("publisher.receipts is off"));
+        CHECK(daemon.terminate() == 0);
+    }
+    {
+        TempDir dir;
+        nlohmann::json config = daemon_config(dir, broker);
+        config["publisher"]["receipts"] = false;
+        config["publisher"]["purge_interval_ms"] = 50;
+        config["database"]["sent_retention_s"] = 0;
+        DaemonProcess daemon(dir, config);
+        REQUIRE(eventually([&] { return socket_ready(dir.file("alarms.sock")); }));
+        const std::vector<std::string> ids = raise_alarms(dir.file("alarms.sock"), 3);
+        // Off: the PUBACK is final and retention purges the rows (all but
+        // the newest, which the store keeps so that ids are never reused).
+        REQUIRE(eventually([&] {
+            const OutboxView view = outbox_view(dir.file("outbox.db"));
+            return view.pending == 0 && view.sent == 1;
+        }));
+        for (const std::string& id : ids) CHECK(subscriber.event_counts()[id] == 1);
+        CHECK(daemon.logged("publisher.receipts is off"));
+        CHECK(daemon.terminate() == 0);
+    }
+}
+
+TEST_CASE(
     "SIGTERM with events in flight exits 0 and loses no row: PUBACKed rows are SENT, "
     "the rest pending and delivered after a restart",
     "[daemon]") {
