@@ -398,8 +398,12 @@ int main(int argc, char** argv) {
             child->index == 0 ? retired_client_ids(config->mqtt) : std::vector<std::string>{});
     }
     int exit_code = kExitOk;
+    // A named default configuration: GCC 12 at -O3 takes the default
+    // argument's temporary for uninitialized (-Wmaybe-uninitialized).
+    const BridgeConfig defaults;
     const std::string help = std::string(kHelpUsage) +
-                             outpost::render_config_skeleton(bridge_config_keys()) + kHelpNotes;
+                             outpost::render_config_skeleton(bridge_config_keys(defaults)) +
+                             kHelpNotes;
     const std::optional<outpost::ServiceArguments> arguments = outpost::parse_service_arguments(
         argc, argv, "outpost-bridge", help.c_str(), nullptr, &exit_code);
     if (!arguments) return exit_code;
