@@ -4,8 +4,8 @@
 // the consumer fault points (before its COMMIT; after it, before the offset
 // acknowledgement) and restarted. Its verdict: every acknowledged alarm has
 // exactly one business row, and no other row exists.
-#ifndef OUTPOST_TORTURE_CONSUMER_LEG_H
-#define OUTPOST_TORTURE_CONSUMER_LEG_H
+#ifndef OUTPOST_PROOF_CONSUMER_LEG_H
+#define OUTPOST_PROOF_CONSUMER_LEG_H
 
 #include <chrono>
 #include <cstdint>
@@ -83,4 +83,4 @@ void check_consumer(ConsumerLeg& consumer, const std::string& gateway_db,
 
 }  // namespace outpost::torture
 
-#endif  // OUTPOST_TORTURE_CONSUMER_LEG_H
+#endif  // OUTPOST_PROOF_CONSUMER_LEG_H

@@ -23,8 +23,8 @@
 // (A write that completed while the flush was running is before it as well;
 // replay treats it as covered by that flush, which a real disk need not do.
 // The Linux target logs writes at the next flush and has no such case.)
-#ifndef OUTPOST_TORTURE_VM_BLOCK_LOG_H
-#define OUTPOST_TORTURE_VM_BLOCK_LOG_H
+#ifndef OUTPOST_PROOF_VM_BLOCK_LOG_H
+#define OUTPOST_PROOF_VM_BLOCK_LOG_H
 
 #include <cstddef>
 #include <cstdint>
@@ -88,4 +88,4 @@ class BlockLog final {
 
 }  // namespace outpost::torture::vm
 
-#endif  // OUTPOST_TORTURE_VM_BLOCK_LOG_H
+#endif  // OUTPOST_PROOF_VM_BLOCK_LOG_H

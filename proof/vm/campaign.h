@@ -1,8 +1,8 @@
 // outpost-torture --mode vm: power cuts replayed at the flushes of an
 // emulated arm64 gateway's disk, and --mode vm-run: one recorded
 // run with its figures.
-#ifndef OUTPOST_TORTURE_VM_CAMPAIGN_H
-#define OUTPOST_TORTURE_VM_CAMPAIGN_H
+#ifndef OUTPOST_PROOF_VM_CAMPAIGN_H
+#define OUTPOST_PROOF_VM_CAMPAIGN_H
 
 #include "proof/options.h"
 
@@ -21,4 +21,4 @@ int vm_run(const CampaignOptions& options);
 
 }  // namespace outpost::torture::vm
 
-#endif  // OUTPOST_TORTURE_VM_CAMPAIGN_H
+#endif  // OUTPOST_PROOF_VM_CAMPAIGN_H

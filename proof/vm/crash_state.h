@@ -14,8 +14,8 @@
 // The evidence cut of such a state is flush k+1: an acknowledgement whose
 // evidence record is logged before flush k+1 was given after the flush that
 // made its alarm durable, which is at most flush k (disk_layout.h).
-#ifndef OUTPOST_TORTURE_VM_CRASH_STATE_H
-#define OUTPOST_TORTURE_VM_CRASH_STATE_H
+#ifndef OUTPOST_PROOF_VM_CRASH_STATE_H
+#define OUTPOST_PROOF_VM_CRASH_STATE_H
 
 #include <cstddef>
 #include <cstdint>
@@ -64,4 +64,4 @@ std::vector<SurvivingWrite> surviving_tail(const BlockLog& log, const CrashState
 
 }  // namespace outpost::torture::vm
 
-#endif  // OUTPOST_TORTURE_VM_CRASH_STATE_H
+#endif  // OUTPOST_PROOF_VM_CRASH_STATE_H

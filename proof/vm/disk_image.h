@@ -2,8 +2,8 @@
 // the crash states cut from it (crash_state.h). Only the file system's part
 // of the disk is replayed: the evidence records beyond kFsBytes are the
 // guest's testimony, not state a crash could leave (disk_layout.h).
-#ifndef OUTPOST_TORTURE_VM_DISK_IMAGE_H
-#define OUTPOST_TORTURE_VM_DISK_IMAGE_H
+#ifndef OUTPOST_PROOF_VM_DISK_IMAGE_H
+#define OUTPOST_PROOF_VM_DISK_IMAGE_H
 
 #include <cstdint>
 #include <memory>
@@ -62,4 +62,4 @@ class Replayer final {
 
 }  // namespace outpost::torture::vm
 
-#endif  // OUTPOST_TORTURE_VM_DISK_IMAGE_H
+#endif  // OUTPOST_PROOF_VM_DISK_IMAGE_H

@@ -19,8 +19,8 @@
 // Record format: "OPEV <number> <line>\n", zero-padded to 512 bytes; <line>
 // is an evidence line (faults/evidence.h) or, written by the host into a
 // crash state, a call for the guest to retry ("R <token> <key|->").
-#ifndef OUTPOST_TORTURE_VM_DISK_LAYOUT_H
-#define OUTPOST_TORTURE_VM_DISK_LAYOUT_H
+#ifndef OUTPOST_PROOF_VM_DISK_LAYOUT_H
+#define OUTPOST_PROOF_VM_DISK_LAYOUT_H
 
 #include <cstddef>
 #include <cstdint>
@@ -52,4 +52,4 @@ std::optional<Record> decode_record(const uint8_t* sector);
 
 }  // namespace outpost::torture::vm
 
-#endif  // OUTPOST_TORTURE_VM_DISK_LAYOUT_H
+#endif  // OUTPOST_PROOF_VM_DISK_LAYOUT_H

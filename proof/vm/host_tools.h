@@ -1,8 +1,8 @@
 // The host programs the VM campaign runs to completion: mkfs.ext4 for a
 // fresh data disk, e2fsck to judge a file system the guest recovered, and
 // debugfs to copy the store's files out of a disk image without mounting it.
-#ifndef OUTPOST_TORTURE_VM_HOST_TOOLS_H
-#define OUTPOST_TORTURE_VM_HOST_TOOLS_H
+#ifndef OUTPOST_PROOF_VM_HOST_TOOLS_H
+#define OUTPOST_PROOF_VM_HOST_TOOLS_H
 
 #include <chrono>
 #include <string>
@@ -35,4 +35,4 @@ bool copy_store_out(const std::string& image, const std::string& into, std::stri
 
 }  // namespace outpost::torture::vm
 
-#endif  // OUTPOST_TORTURE_VM_HOST_TOOLS_H
+#endif  // OUTPOST_PROOF_VM_HOST_TOOLS_H

@@ -2,8 +2,8 @@
 // 5) and picks out the eventId of every alarm PUBLISH in it. Used by the
 // stamping relay (publish_stamps.h) between the guest's publisher and the
 // broker; it never changes a byte.
-#ifndef OUTPOST_TORTURE_VM_PUBLISH_SCANNER_H
-#define OUTPOST_TORTURE_VM_PUBLISH_SCANNER_H
+#ifndef OUTPOST_PROOF_VM_PUBLISH_SCANNER_H
+#define OUTPOST_PROOF_VM_PUBLISH_SCANNER_H
 
 #include <cstddef>
 #include <cstdint>
@@ -31,4 +31,4 @@ class PublishScanner final {
 
 }  // namespace outpost::torture::vm
 
-#endif  // OUTPOST_TORTURE_VM_PUBLISH_SCANNER_H
+#endif  // OUTPOST_PROOF_VM_PUBLISH_SCANNER_H

@@ -13,8 +13,8 @@
 //
 // Threads: one accepting, two per connection (guest to broker, broker to
 // guest). Stopped, and all joined, by the destructor.
-#ifndef OUTPOST_TORTURE_VM_PUBLISH_STAMPS_H
-#define OUTPOST_TORTURE_VM_PUBLISH_STAMPS_H
+#ifndef OUTPOST_PROOF_VM_PUBLISH_STAMPS_H
+#define OUTPOST_PROOF_VM_PUBLISH_STAMPS_H
 
 #include <cstdint>
 #include <map>
@@ -49,4 +49,4 @@ class PublishStamps final {
 
 }  // namespace outpost::torture::vm
 
-#endif  // OUTPOST_TORTURE_VM_PUBLISH_STAMPS_H
+#endif  // OUTPOST_PROOF_VM_PUBLISH_STAMPS_H

@@ -7,8 +7,8 @@
 // Host flushes are switched off for every image (cache.no-flush): what a
 // power cut keeps is decided by replaying the block log, not by the host's
 // disk, and a campaign makes thousands of guest flushes.
-#ifndef OUTPOST_TORTURE_VM_QEMU_H
-#define OUTPOST_TORTURE_VM_QEMU_H
+#ifndef OUTPOST_PROOF_VM_QEMU_H
+#define OUTPOST_PROOF_VM_QEMU_H
 
 #include <chrono>
 #include <optional>
@@ -51,4 +51,4 @@ VmExit boot(const VmBoot& boot);
 
 }  // namespace outpost::torture::vm
 
-#endif  // OUTPOST_TORTURE_VM_QEMU_H
+#endif  // OUTPOST_PROOF_VM_QEMU_H

@@ -8,8 +8,8 @@
 //     index where its write landed (disk_layout.h);
 //   - SENT marks possibly started: each published eventId at the first entry
 //     QEMU could allocate after the relay saw it (publish_stamps.h).
-#ifndef OUTPOST_TORTURE_VM_RECORDING_H
-#define OUTPOST_TORTURE_VM_RECORDING_H
+#ifndef OUTPOST_PROOF_VM_RECORDING_H
+#define OUTPOST_PROOF_VM_RECORDING_H
 
 #include <cstdint>
 #include <map>
@@ -84,4 +84,4 @@ faults::EvidenceLog evidence_at(const Recording& recording, size_t cut);
 
 }  // namespace outpost::torture::vm
 
-#endif  // OUTPOST_TORTURE_VM_RECORDING_H
+#endif  // OUTPOST_PROOF_VM_RECORDING_H

@@ -6,8 +6,8 @@
 // guest's kernel recovered, the store's files copied out, and the checker
 // (faults/checker.h) holding them against the evidence at the state's cut
 // plus the guest's own calls.
-#ifndef OUTPOST_TORTURE_VM_STATE_CHECK_H
-#define OUTPOST_TORTURE_VM_STATE_CHECK_H
+#ifndef OUTPOST_PROOF_VM_STATE_CHECK_H
+#define OUTPOST_PROOF_VM_STATE_CHECK_H
 
 #include <string>
 #include <vector>
@@ -39,4 +39,4 @@ std::vector<StateResult> check_states(const VmImages& images, const Recording& r
 
 }  // namespace outpost::torture::vm
 
-#endif  // OUTPOST_TORTURE_VM_STATE_CHECK_H
+#endif  // OUTPOST_PROOF_VM_STATE_CHECK_H

@@ -1,8 +1,8 @@
 // "host:port" for the metrics endpoint: a numeric IPv4 address, "[IPv6]", or
 // "localhost" (= 127.0.0.1). Names are not resolved: a daemon that starts at
 // boot must not wait for DNS.
-#ifndef OUTPOST_DAEMON_LISTEN_ADDRESS_H
-#define OUTPOST_DAEMON_LISTEN_ADDRESS_H
+#ifndef OUTPOST_COMMON_LISTEN_ADDRESS_H
+#define OUTPOST_COMMON_LISTEN_ADDRESS_H
 
 #include <sys/socket.h>
 
@@ -33,4 +33,4 @@ std::string describe_bound_address(int fd);
 
 }  // namespace outpost
 
-#endif  // OUTPOST_DAEMON_LISTEN_ADDRESS_H
+#endif  // OUTPOST_COMMON_LISTEN_ADDRESS_H

@@ -7,8 +7,8 @@
 //
 // Thread: "outpost-metrics", owned; stop() (or the destructor) wakes it,
 // joins it and closes the socket.
-#ifndef OUTPOST_DAEMON_METRICS_SERVER_H
-#define OUTPOST_DAEMON_METRICS_SERVER_H
+#ifndef OUTPOST_COMMON_METRICS_SERVER_H
+#define OUTPOST_COMMON_METRICS_SERVER_H
 
 #include <chrono>
 #include <functional>
@@ -58,4 +58,4 @@ class MetricsServer final {
 
 }  // namespace outpost
 
-#endif  // OUTPOST_DAEMON_METRICS_SERVER_H
+#endif  // OUTPOST_COMMON_METRICS_SERVER_H

@@ -1,8 +1,8 @@
 // The systemd notification protocol without libsystemd: one datagram per
 // message to the AF_UNIX socket named by $NOTIFY_SOCKET ("@name" is an
 // abstract socket). Outside systemd (no NOTIFY_SOCKET) every call is a no-op.
-#ifndef OUTPOST_DAEMON_SD_NOTIFY_H
-#define OUTPOST_DAEMON_SD_NOTIFY_H
+#ifndef OUTPOST_COMMON_SD_NOTIFY_H
+#define OUTPOST_COMMON_SD_NOTIFY_H
 
 #include <chrono>
 #include <string>
@@ -40,4 +40,4 @@ class Notifier final {
 
 }  // namespace outpost
 
-#endif  // OUTPOST_DAEMON_SD_NOTIFY_H
+#endif  // OUTPOST_COMMON_SD_NOTIFY_H

@@ -1,8 +1,8 @@
 // The guest's line channel to the host (a virtio-serial port). Evidence
 // lines (faults/evidence.h) and VM protocol lines ("vm ...") share it; each
 // line is one write(2), so lines of several threads never interleave.
-#ifndef OUTPOST_TORTURE_VM_GUEST_CHANNEL_H
-#define OUTPOST_TORTURE_VM_GUEST_CHANNEL_H
+#ifndef OUTPOST_PROOF_VM_GUEST_CHANNEL_H
+#define OUTPOST_PROOF_VM_GUEST_CHANNEL_H
 
 #include <string>
 
@@ -21,4 +21,4 @@ class Channel final {
 
 }  // namespace outpost::torture::vm::guest
 
-#endif  // OUTPOST_TORTURE_VM_GUEST_CHANNEL_H
+#endif  // OUTPOST_PROOF_VM_GUEST_CHANNEL_H

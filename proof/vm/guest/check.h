@@ -7,8 +7,8 @@
 // closes; then the disk is unmounted cleanly. Everything it learns goes to
 // the host as lines between "vm begin <serial>" and "vm end <serial>"; the
 // host compares the files it left with the evidence (faults/checker.h).
-#ifndef OUTPOST_TORTURE_VM_GUEST_CHECK_H
-#define OUTPOST_TORTURE_VM_GUEST_CHECK_H
+#ifndef OUTPOST_PROOF_VM_GUEST_CHECK_H
+#define OUTPOST_PROOF_VM_GUEST_CHECK_H
 
 #include <string>
 
@@ -28,4 +28,4 @@ int run_check(const CheckOptions& options, const Channel& channel);
 
 }  // namespace outpost::torture::vm::guest
 
-#endif  // OUTPOST_TORTURE_VM_GUEST_CHECK_H
+#endif  // OUTPOST_PROOF_VM_GUEST_CHECK_H

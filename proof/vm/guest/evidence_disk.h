@@ -2,8 +2,8 @@
 // (torture/vm/disk_layout.h): appending records with O_DIRECT, so that each
 // one is a write of its own in the block log at the moment it is made, and
 // reading the records the host left there for a crash-state check.
-#ifndef OUTPOST_TORTURE_VM_GUEST_EVIDENCE_DISK_H
-#define OUTPOST_TORTURE_VM_GUEST_EVIDENCE_DISK_H
+#ifndef OUTPOST_PROOF_VM_GUEST_EVIDENCE_DISK_H
+#define OUTPOST_PROOF_VM_GUEST_EVIDENCE_DISK_H
 
 #include <atomic>
 #include <cstdint>
@@ -39,4 +39,4 @@ bool read_records(const std::string& device, std::vector<std::string>* lines, st
 
 }  // namespace outpost::torture::vm::guest
 
-#endif  // OUTPOST_TORTURE_VM_GUEST_EVIDENCE_DISK_H
+#endif  // OUTPOST_PROOF_VM_GUEST_EVIDENCE_DISK_H

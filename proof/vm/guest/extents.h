@@ -1,7 +1,7 @@
 // Where a file's blocks lie on its disk (FIEMAP), so the host can tell the
 // block log's bytes for the WAL and the database from the file system's own.
-#ifndef OUTPOST_TORTURE_VM_GUEST_EXTENTS_H
-#define OUTPOST_TORTURE_VM_GUEST_EXTENTS_H
+#ifndef OUTPOST_PROOF_VM_GUEST_EXTENTS_H
+#define OUTPOST_PROOF_VM_GUEST_EXTENTS_H
 
 #include <string>
 
@@ -15,4 +15,4 @@ void report_extents(const std::string& name, const std::string& path, const Chan
 
 }  // namespace outpost::torture::vm::guest
 
-#endif  // OUTPOST_TORTURE_VM_GUEST_EXTENTS_H
+#endif  // OUTPOST_PROOF_VM_GUEST_EXTENTS_H

@@ -3,8 +3,8 @@
 // in a boot of its own. One row per transaction, each committed durably
 // with SQLite's defaults: a rollback journal (journal_mode=DELETE,
 // synchronous=FULL), or WAL with synchronous=FULL.
-#ifndef OUTPOST_TORTURE_VM_GUEST_NAIVE_H
-#define OUTPOST_TORTURE_VM_GUEST_NAIVE_H
+#ifndef OUTPOST_PROOF_VM_GUEST_NAIVE_H
+#define OUTPOST_PROOF_VM_GUEST_NAIVE_H
 
 #include <string>
 
@@ -25,4 +25,4 @@ int run_naive(const NaiveOptions& options, const Channel& channel);
 
 }  // namespace outpost::torture::vm::guest
 
-#endif  // OUTPOST_TORTURE_VM_GUEST_NAIVE_H
+#endif  // OUTPOST_PROOF_VM_GUEST_NAIVE_H

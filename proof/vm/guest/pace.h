@@ -1,7 +1,7 @@
 // The pace of the guest's programs: the nth of a stream of items evenly
 // spaced at `rate` per second waits until its time after `start`.
-#ifndef OUTPOST_TORTURE_VM_GUEST_PACE_H
-#define OUTPOST_TORTURE_VM_GUEST_PACE_H
+#ifndef OUTPOST_PROOF_VM_GUEST_PACE_H
+#define OUTPOST_PROOF_VM_GUEST_PACE_H
 
 #include <chrono>
 #include <thread>
@@ -19,4 +19,4 @@ inline void wait_for_turn(std::chrono::steady_clock::time_point start, double in
 
 }  // namespace outpost::torture::vm::guest
 
-#endif  // OUTPOST_TORTURE_VM_GUEST_PACE_H
+#endif  // OUTPOST_PROOF_VM_GUEST_PACE_H

@@ -4,8 +4,8 @@
 // acknowledgements also written as evidence records on the data disk
 // (disk_layout.h); then
 // it waits until the publisher has drained the outbox, and reports figures.
-#ifndef OUTPOST_TORTURE_VM_GUEST_WORKLOAD_H
-#define OUTPOST_TORTURE_VM_GUEST_WORKLOAD_H
+#ifndef OUTPOST_PROOF_VM_GUEST_WORKLOAD_H
+#define OUTPOST_PROOF_VM_GUEST_WORKLOAD_H
 
 #include <chrono>
 #include <string>
@@ -33,4 +33,4 @@ int run_workload(const WorkloadOptions& options, const Channel& channel);
 
 }  // namespace outpost::torture::vm::guest
 
-#endif  // OUTPOST_TORTURE_VM_GUEST_WORKLOAD_H
+#endif  // OUTPOST_PROOF_VM_GUEST_WORKLOAD_H
