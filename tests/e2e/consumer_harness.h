@@ -13,9 +13,11 @@
 #include <sys/wait.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "bridge_harness.h"
@@ -175,9 +177,25 @@ class ConsumerProcess final {
         return exited_ && WIFSIGNALED(status_) && WTERMSIG(status_) == SIGKILL;
     }
     // SIGTERM (offsets persisted on the way out), SIGKILL after 30 s.
-    void terminate() {
-        if (pid_ > 0 && !exited_) terminate_child(pid_, std::chrono::seconds(30));
+    // Returns the exit status of a process that ended by itself, -1 when it
+    // had to be killed, was not running or died of a signal.
+    int terminate() {
+        int code = -1;
+        if (pid_ > 0 && !exited_) {
+            ::kill(pid_, SIGTERM);
+            const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+            while (running() && std::chrono::steady_clock::now() < deadline) {
+                std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            }
+            if (!exited_) {
+                ::kill(pid_, SIGKILL);
+                ::waitpid(pid_, nullptr, 0);
+            } else if (WIFEXITED(status_)) {
+                code = WEXITSTATUS(status_);
+            }
+        }
         pid_ = -1;
+        return code;
     }
     void kill9() {
         if (pid_ > 0 && !exited_) {

@@ -13,8 +13,13 @@ public final class Main {
 
     private Main() {}
 
+    /** Set once run() returned: the shutdown that follows is main's own, with run()'s status. */
+    private static volatile boolean returning;
+
     public static void main(String[] args) {
-        System.exit(run(Arrays.asList(args)));
+        int status = run(Arrays.asList(args));
+        returning = true;
+        System.exit(status);
     }
 
     static int run(List<String> args) {
@@ -85,11 +90,22 @@ public final class Main {
                 + (faults.armed() != null ? " (OUTPOST_FAULT " + faults.armed() + " armed)" : "") + " " + config.describe());
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            // Read before waking run(): only a signal (SIGTERM, SIGINT) starts
+            // a shutdown while run() still waits on `stopped`.
+            boolean bySignal = !returning;
             service.stop();  // persists the acknowledged offsets
             if (purger != null) purger.close();
             ledger.close();
             Log.info("stopped " + stats.json());
             stopped.countDown();
+            if (bySignal) {
+                // A signalled JVM ends with 128 + the signal once its hooks
+                // are done; this stop is a clean one, so exit 0 (the
+                // reference page's exit status).
+                System.out.flush();
+                System.err.flush();
+                Runtime.getRuntime().halt(EXIT_OK);
+            }
         }, "outpost-consumer-stop"));
         long interval = config.integer("status_interval_ms");
         try {
