@@ -100,8 +100,8 @@ public final class Main {
             stopped.countDown();
             if (bySignal) {
                 // A signalled JVM ends with 128 + the signal once its hooks
-                // are done; this stop is a clean one, so exit 0 (the
-                // reference page's exit status).
+                // are done; a stop asked for by a signal is clean, so exit 0
+                // (the reference page's exit status).
                 System.out.flush();
                 System.err.flush();
                 Runtime.getRuntime().halt(EXIT_OK);
