@@ -81,7 +81,7 @@ TEST_CASE("a full configuration parses every field") {
                   {"mqtt_filter": "site/#", "rocketmq_topic": "site_events", "tag": "site"}],
       "quarantine_topic": "q",
       "limits": {"max_payload_bytes": 1000, "max_json_depth": 8, "max_messages_per_s": 50.5,
-                 "quarantine_body_bytes": 100},
+                 "max_messages_per_s_per_gateway": 2.5, "quarantine_body_bytes": 100},
       "identity": {"gateway_level": 1, "device_level": -1},
       "dedupe_capacity": 10,
       "status": {"file": "/run/bridge.json", "interval_ms": 500, "log_to_stderr": false}
@@ -91,6 +91,7 @@ TEST_CASE("a full configuration parses every field") {
     CHECK(config->mqtt.endpoint.tls.verify_server == false);
     CHECK(config->mapping[1].rocketmq_topic == "site_events");
     CHECK(config->limits.max_messages_per_s == Approx(50.5));
+    CHECK(config->limits.max_messages_per_s_per_gateway == Approx(2.5));
     CHECK(config->identity.device_level == -1);
     CHECK(config->status.log_to_stderr == false);
 }
@@ -125,6 +126,16 @@ TEST_CASE("configuration errors name the field") {
                           R"("limits": {"max_json_depth": 0}, "quarantine_topic")"))
               .find("limits.max_json_depth must be an integer from 1 to 1000") !=
           std::string::npos);
+    CHECK(error_of(edited(R"("quarantine_topic")",
+                          R"("limits": {"max_messages_per_s_per_gateway": -1}, "quarantine_topic")"))
+              .find("limits.max_messages_per_s_per_gateway must be a number >= 0") !=
+          std::string::npos);
+    // A paced message comes back only as the republish of a gateway waiting
+    // for its receipt.
+    CHECK(error_of(edited(R"("quarantine_topic")",
+                          R"("limits": {"max_messages_per_s_per_gateway": 10},
+                             "receipts": {"enabled": false}, "quarantine_topic")"))
+              .find("max_messages_per_s_per_gateway needs receipts.enabled") != std::string::npos);
     CHECK(error_of(edited(R"("client_id")", R"("topic_filters": ["$share/g/x"], "client_id")"))
               .find("mqtt.topic_filters holds \"$share/g/x\"") != std::string::npos);
 }
