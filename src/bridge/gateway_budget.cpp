@@ -63,7 +63,7 @@ std::optional<PacedReport> GatewayBudget::report_due(Clock::time_point now) {
 void GatewayBudget::forget_full(Clock::time_point now) {
     for (auto it = buckets_.begin(); it != buckets_.end();) {
         it = (it->second.paced == 0 && refilled(it->second, now) >= capacity_) ? buckets_.erase(it)
-                                                                              : std::next(it);
+                                                                               : std::next(it);
     }
     // Amortised: the next clean-up waits until the map has doubled again.
     forget_above_ = std::max(kForgetAbove, 2 * buckets_.size());

@@ -34,9 +34,9 @@ namespace outpost::bridge {
 // The gateway that deferred most since the last report, for one log line.
 struct PacedReport {
     std::string top_gateway;
-    std::uint64_t top_paced = 0;       // its messages deferred in the interval
-    std::uint64_t paced = 0;           // all gateways' messages deferred in the interval
-    std::size_t gateways_paced = 0;    // gateways with a message deferred in the interval
+    std::uint64_t top_paced = 0;     // its messages deferred in the interval
+    std::uint64_t paced = 0;         // all gateways' messages deferred in the interval
+    std::size_t gateways_paced = 0;  // gateways with a message deferred in the interval
 };
 
 class GatewayBudget final {

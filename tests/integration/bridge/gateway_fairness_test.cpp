@@ -21,10 +21,10 @@ using namespace outpost::testing;
 namespace {
 
 constexpr int kWellBehaved = 4;
-constexpr int kTicks = 30;                             // 100 ms each: 3 s of traffic
-constexpr int kPerTick = 1;                            // each well-behaved gateway: 10/s
+constexpr int kTicks = 30;                                   // 100 ms each: 3 s of traffic
+constexpr int kPerTick = 1;                                  // each well-behaved gateway: 10/s
 constexpr int kFloodPerTick = 10 * kWellBehaved * kPerTick;  // ten times the four together
-constexpr double kBudgetPerGateway = 20;               // twice what a well-behaved one needs
+constexpr double kBudgetPerGateway = 20;                     // twice what a well-behaved one needs
 
 std::vector<EventRecord> rows_in(Store& store, EventState state) {
     StoreAdmin admin(store);
@@ -45,9 +45,9 @@ TEST_CASE("a gateway flooding ten times the others is paced alone; nobody loses 
     Mosquitto broker;
     const std::string alarms = "it_fairness_" + run_id();
     create_rocketmq_topic(alarms, 4);
-    nlohmann::json config = receipts_bridge_config(broker, "bridge-fair-" + run_id(), alarms,
-                                                   "it_fairness_q_" + run_id(),
-                                                   dir.file("status.json"), true);
+    nlohmann::json config =
+        receipts_bridge_config(broker, "bridge-fair-" + run_id(), alarms,
+                               "it_fairness_q_" + run_id(), dir.file("status.json"), true);
     config["limits"] = {{"max_messages_per_s_per_gateway", kBudgetPerGateway}};
     BridgeProcess bridge(dir, "bridge", config);
     bridge.start();
@@ -57,8 +57,8 @@ TEST_CASE("a gateway flooding ten times the others is paced alone; nobody loses 
     // paced alarms after 1 s.
     std::vector<std::unique_ptr<ReceiptGateway>> good;
     for (int g = 0; g < kWellBehaved; ++g) {
-        good.push_back(std::make_unique<ReceiptGateway>(dir, broker,
-                                                        "gw-fair-" + std::to_string(g), 60000));
+        good.push_back(
+            std::make_unique<ReceiptGateway>(dir, broker, "gw-fair-" + std::to_string(g), 60000));
     }
     ReceiptGateway flooder(dir, broker, "gw-flood", 1000);
 
@@ -85,7 +85,7 @@ TEST_CASE("a gateway flooding ten times the others is paced alone; nobody loses 
     const std::uint64_t paced = bridge.counter("paced");
     const int64_t flood_confirmed_then = flooder.stats().confirmed;
     INFO("flooder confirmed when the others were: " << flood_confirmed_then << " of "
-                                                     << flood_ids.size());
+                                                    << flood_ids.size());
     INFO("good[0]: " << good[0]->describe() << " | flooder: " << flooder.describe()
                      << " | bridge: " << bridge.status().dump() << " | log: " << bridge.log());
     REQUIRE(confirmed);
@@ -97,7 +97,8 @@ TEST_CASE("a gateway flooding ten times the others is paced alone; nobody loses 
     // The flooder's excess was paced and counted, and the log names it.
     CHECK(paced > 0);
     CHECK(flood_confirmed_then < static_cast<int64_t>(flood_ids.size()) / 2);
-    CHECK(bridge.logged("gateway \"gw-flood\" publishes above limits.max_messages_per_s_per_gateway"));
+    CHECK(bridge.logged(
+        "gateway \"gw-flood\" publishes above limits.max_messages_per_s_per_gateway"));
 
     // Nothing of the flooder's is lost: every alarm is a row still waiting
     // (PENDING, or SENT and not confirmed) or confirmed, none DEAD.

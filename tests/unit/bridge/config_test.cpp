@@ -127,7 +127,8 @@ TEST_CASE("configuration errors name the field") {
               .find("limits.max_json_depth must be an integer from 1 to 1000") !=
           std::string::npos);
     CHECK(error_of(edited(R"("quarantine_topic")",
-                          R"("limits": {"max_messages_per_s_per_gateway": -1}, "quarantine_topic")"))
+                          R"("limits": {"max_messages_per_s_per_gateway": -1},
+                             "quarantine_topic")"))
               .find("limits.max_messages_per_s_per_gateway must be a number >= 0") !=
           std::string::npos);
     // A paced message comes back only as the republish of a gateway waiting

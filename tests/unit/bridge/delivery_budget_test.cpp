@@ -127,7 +127,7 @@ TEST_CASE("a gateway over its budget is paced without a send or a receipt; other
     CHECK(sink.sends[{"outpost_alarms", other.event_id}] == 1);
     CHECK(sender.answers(first.receipt_topic, first.event_id) == 2);
     CHECK(sender.answers(second.receipt_topic, second.event_id) == 0);  // republished later
-    CHECK(sender.answers(bad.receipt_topic, bad.event_id) == 0);  // no rejection yet either
+    CHECK(sender.answers(bad.receipt_topic, bad.event_id) == 0);        // no rejection yet either
     CHECK(sender.answers(other.receipt_topic, other.event_id) == 1);
 
     const BridgeFigures figures = stats.figures();

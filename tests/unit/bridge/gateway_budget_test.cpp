@@ -66,9 +66,9 @@ TEST_CASE("a budget of 0 is unlimited and tracks nothing") {
 TEST_CASE("the report names the gateway paced most, then waits its interval") {
     GatewayBudget budget(1, 60s);
     CHECK_FALSE(budget.report_due(kStart).has_value());  // nothing paced yet
-    taken(budget, "flooder", 51, kStart);                 // 50 paced
-    taken(budget, "noisy", 6, kStart);                    // 5 paced
-    taken(budget, "quiet", 1, kStart);                    // none
+    taken(budget, "flooder", 51, kStart);                // 50 paced
+    taken(budget, "noisy", 6, kStart);                   // 5 paced
+    taken(budget, "quiet", 1, kStart);                   // none
     const std::optional<PacedReport> first = budget.report_due(kStart);
     REQUIRE(first.has_value());
     CHECK(first->top_gateway == "flooder");
