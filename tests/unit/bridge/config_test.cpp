@@ -1,6 +1,7 @@
 // The bridge configuration: a valid file parses with its defaults, and every
 // mistake is reported with the path of the field that holds it.
 #include "bridge/config.h"
+#include "bridge/session_child.h"
 #include "bridge/weakened_security.h"
 #include "common/transport_security.h"
 
@@ -331,4 +332,20 @@ TEST_CASE("the Maximum Packet Size the bridge announces covers what it accepts, 
         R"("client_id": "bridge-1")", R"("client_id": "bridge-1", "max_packet_size": 262144)"));
     CHECK(message.find("max_packet_size must exceed limits.max_payload_bytes") !=
           std::string::npos);
+}
+
+TEST_CASE("each session process gets its share of the instance's and each gateway's rate") {
+    auto parsed = parse_bridge_config(edited(
+        R"("client_id": "bridge-1")", R"("client_id": "bridge-1", "sessions": 4)"));
+    REQUIRE(parsed.is_ok());
+    BridgeConfig config = *parsed;
+    config.limits.max_messages_per_s = 400;
+    config.limits.max_messages_per_s_per_gateway = 20;
+    const BridgeConfig own = session_child_config(config, 2);
+    CHECK(own.mqtt.endpoint.client_id == "bridge-1-2");
+    CHECK(own.limits.max_messages_per_s == Approx(100));
+    // The broker spreads a gateway's messages over the four sessions.
+    CHECK(own.limits.max_messages_per_s_per_gateway == Approx(5));
+    config.limits.max_messages_per_s_per_gateway = 0;  // unlimited stays unlimited
+    CHECK(session_child_config(config, 0).limits.max_messages_per_s_per_gateway == 0);
 }
