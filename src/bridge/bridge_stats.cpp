@@ -68,6 +68,11 @@ void BridgeStats::duplicate_suppressed() {
     ++duplicates_;
 }
 
+void BridgeStats::message_paced() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++paced_;
+}
+
 void BridgeStats::rocketmq_error(StatusCode code, std::optional<std::int32_t> response_code) {
     const std::string key = rocketmq_error_label(code, response_code).key();
     std::lock_guard<std::mutex> lock(mutex_);
@@ -119,6 +124,7 @@ BridgeFigures BridgeStats::figures() const {
     figures.redelivered = redelivered_;
     figures.forwarded = forwarded_;
     figures.duplicates = duplicates_;
+    figures.paced = paced_;
     figures.quarantined_total = quarantined_total_;
     figures.quarantined = quarantined_;
     figures.rocketmq_errors_total = errors_total_;
@@ -156,6 +162,7 @@ std::string figures_json_line(const BridgeFigures& now) {
         {"redelivered", now.redelivered},
         {"forwarded", now.forwarded},
         {"duplicates_suppressed", now.duplicates},
+        {"paced", now.paced},
         {"quarantined", quarantined},
         {"rocketmq_errors", errors},
         {"holding", now.holding},

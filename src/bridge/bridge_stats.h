@@ -4,6 +4,7 @@
 // The JSON form (one line, stable field names; counters since start):
 //   {"ts_ms":..., "uptime_s":..., "mqtt_connected":true, "mqtt_connects":1,
 //    "received":120, "redelivered":3, "forwarded":110, "duplicates_suppressed":2,
+//    "paced":0,
 //    "quarantined":{"total":8,"schema_violation":5,...},
 //    "rocketmq_errors":{"total":4,"16:NO_PERMISSION":1,"none:unavailable":2,
 //                       "none:timeout":1},   (keys: rocketmq_error_label.h)
@@ -88,6 +89,9 @@ struct BridgeFigures {
     std::uint64_t redelivered = 0;
     std::uint64_t forwarded = 0;
     std::uint64_t duplicates = 0;
+    // Deferred: their gateway was over limits.max_messages_per_s_per_gateway
+    // (acknowledged, neither sent nor confirmed; the gateway publishes again).
+    std::uint64_t paced = 0;
     std::uint64_t quarantined_total = 0;
     std::map<std::string, std::uint64_t> quarantined;  // by quarantine reason name
     std::uint64_t rocketmq_errors_total = 0;
@@ -114,8 +118,9 @@ struct BridgeFigures {
     // first one and in a session process (its supervisor surveys).
     std::vector<rocketmq::BrokerReport> rocketmq_brokers;
 
-    // Messages whose outcome is final: forwarded, quarantined or suppressed.
-    std::uint64_t settled() const { return forwarded + quarantined_total + duplicates; }
+    // Messages the bridge is done with: forwarded, quarantined, suppressed,
+    // or paced (the gateway's republish is a message of its own).
+    std::uint64_t settled() const { return forwarded + quarantined_total + duplicates + paced; }
     // Received and neither settled nor abandoned: the watchdog's "work pending".
     std::uint64_t in_hand() const {
         const std::uint64_t done = settled() + abandoned;
@@ -148,6 +153,7 @@ class BridgeStats final : public FiguresSource {
     void message_forwarded(std::chrono::microseconds send_latency);
     void message_quarantined(QuarantineReason reason);
     void duplicate_suppressed();
+    void message_paced();
     // A failed RocketMQ send, counted by its label (rocketmq_error_label.h):
     // the response code RocketMQ answered with, or none (`code` then names
     // the failure).
@@ -184,6 +190,7 @@ class BridgeStats final : public FiguresSource {
     std::uint64_t redelivered_ = 0;                     // guarded by mutex_
     std::uint64_t forwarded_ = 0;                       // guarded by mutex_
     std::uint64_t duplicates_ = 0;                      // guarded by mutex_
+    std::uint64_t paced_ = 0;                           // guarded by mutex_
     std::uint64_t quarantined_total_ = 0;               // guarded by mutex_
     std::map<std::string, std::uint64_t> quarantined_;  // guarded by mutex_
     std::uint64_t errors_total_ = 0;                    // guarded by mutex_

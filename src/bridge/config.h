@@ -141,8 +141,17 @@ struct MappingRule {
 struct LimitsConfig {
     std::size_t max_payload_bytes = 256 * 1024;  // checked before parsing
     int max_json_depth = envelope::kMaxDepth;    // nesting of objects and arrays
-    // Forwarded messages per second per instance; 0 means unlimited.
+    // Forwarded messages per second per instance; 0 means unlimited. The
+    // message callback waits for the next slot, so every gateway waits.
     double max_messages_per_s = 0;
+    // Messages sent to RocketMQ (forwarded or quarantined) per second per
+    // gateway (identity.gateway_level) per instance, bursts up to one
+    // second's worth; 0 means unlimited. Beyond it a gateway's message is
+    // deferred without waiting (gateway_budget.h): acknowledged, not sent,
+    // not confirmed, so the gateway publishes it again after its receipt
+    // timeout. Needs receipts.enabled, and gateways that wait for receipts
+    // (their default): one that does not loses what was deferred.
+    double max_messages_per_s_per_gateway = 0;
     // A quarantined payload larger than this is cut to this many bytes (the
     // original size travels as a property). At most 4 MiB (RocketMQ's limit).
     std::size_t quarantine_body_bytes = 64 * 1024;

@@ -120,7 +120,13 @@ ConfigKeys bridge_config_keys(const BridgeConfig& shown) {
         config_key("limits.max_json_depth", T::kInteger, limits.max_json_depth, "levels",
                    "Deepest nesting of objects and arrays; deeper is json_too_deep."),
         config_key("limits.max_messages_per_s", T::kNumber, limits.max_messages_per_s, "messages/s",
-                   "Forwarded messages per second per instance; 0: unlimited."),
+                   "Forwarded messages per second per instance; the callback waits for a slot, "
+                   "so every gateway waits. 0: unlimited."),
+        config_key("limits.max_messages_per_s_per_gateway", T::kNumber,
+                   limits.max_messages_per_s_per_gateway, "messages/s",
+                   "Messages sent per second per gateway per instance; beyond it one is deferred "
+                   "(acknowledged, not sent, not confirmed: the gateway sends it again after its "
+                   "receipt timeout) without slowing the others. Needs receipts. 0: unlimited."),
         config_key(
             "limits.quarantine_body_bytes", T::kInteger, limits.quarantine_body_bytes, "bytes",
             "A quarantined payload is cut to this many bytes (the original size travels as a "

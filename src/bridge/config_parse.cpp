@@ -167,16 +167,22 @@ void read_mapping(JsonObjectReader& in, std::vector<MappingRule>& mapping,
     }
 }
 
+// A rate in messages per second: a number >= 0, 0 meaning unlimited.
+void read_rate(JsonObjectReader& in, const char* name, double& rate) {
+    if (const json* given = in.find(name); given != nullptr) {
+        if (!given->is_number() || given->get<double>() < 0) {
+            in.error(name, "must be a number >= 0 (0: unlimited)");
+        } else {
+            rate = given->get<double>();
+        }
+    }
+}
+
 void read_limits(JsonObjectReader& in, LimitsConfig& limits) {
     in.read_integer("max_payload_bytes", limits.max_payload_bytes, 1, 268435455);
     in.read_integer("max_json_depth", limits.max_json_depth, 1, 1000);
-    if (const json* rate = in.find("max_messages_per_s"); rate != nullptr) {
-        if (!rate->is_number() || rate->get<double>() < 0) {
-            in.error("max_messages_per_s", "must be a number >= 0 (0: unlimited)");
-        } else {
-            limits.max_messages_per_s = rate->get<double>();
-        }
-    }
+    read_rate(in, "max_messages_per_s", limits.max_messages_per_s);
+    read_rate(in, "max_messages_per_s_per_gateway", limits.max_messages_per_s_per_gateway);
     in.read_integer("quarantine_body_bytes", limits.quarantine_body_bytes, 1,
                     static_cast<std::int64_t>(rocketmq::kMaxBodyBytes));
 }
@@ -301,6 +307,14 @@ Result<BridgeConfig> parse_bridge_config(const std::string& json_text,
                         [&](JsonObjectReader& in) { read_metrics(in, config.metrics); });
         top.read_object("receipts", false,  // receipts
                         [&](JsonObjectReader& in) { read_receipts(in, config.receipts); });
+        // A deferred message comes back only as a gateway's republish after a
+        // missing receipt (gateway_budget.h).
+        if (config.limits.max_messages_per_s_per_gateway > 0 && !config.receipts.enabled) {
+            top.error("limits",
+                      "max_messages_per_s_per_gateway needs receipts.enabled: a message deferred "
+                      "over the budget is published again only by a gateway waiting for its "
+                      "receipt; without receipts it would be lost");
+        }
         top.report_unknown_fields();
     }
     if (!errors.empty()) {

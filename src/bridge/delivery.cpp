@@ -1,6 +1,7 @@
 #include "bridge/delivery.h"
 
 #include <algorithm>
+#include <optional>
 #include <utility>
 #include <variant>
 
@@ -20,6 +21,9 @@ namespace {
 // this pace is what the configuration documents.
 constexpr std::chrono::milliseconds kFirstRetryPause{100};
 
+// The shortest time between two log lines naming the gateway paced most.
+constexpr std::chrono::seconds kPacedLogInterval{60};
+
 bool is_permanent(const Status& status) {
     return status.code() == StatusCode::kRejected || status.code() == StatusCode::kInvalidArgument;
 }
@@ -34,6 +38,8 @@ const char* verdict_name(Verdict verdict) {
             return "duplicate";
         case Verdict::kQuarantined:
             return "quarantined";
+        case Verdict::kPaced:
+            return "paced";
         case Verdict::kStopped:
             return "stopped";
     }
@@ -59,7 +65,8 @@ Delivery::Delivery(const BridgeConfig& config, std::vector<Route> routes, Messag
       stats_(stats),
       stop_(stop),
       recent_(config.dedupe_capacity),
-      next_slot_(std::chrono::steady_clock::now()) {}
+      next_slot_(std::chrono::steady_clock::now()),
+      budget_(config.limits.max_messages_per_s_per_gateway, kPacedLogInterval) {}
 
 const Delivery::Route* Delivery::route_for(const std::string& topic) const {
     for (const Route& route : routes_) {
@@ -72,7 +79,9 @@ Verdict Delivery::deliver(const InboundMessage& message) {
     stats_.message_received(message.redelivered);
     std::variant<CheckedEnvelope, Rejection> checked =
         check_inbound(message, config_.limits, config_.identity);
+    // The budget covers the quarantine copy too: it costs a RocketMQ send.
     if (const auto* rejection = std::get_if<Rejection>(&checked)) {
+        if (!within_gateway_budget(message.topic)) return Verdict::kPaced;
         return quarantine(message, *rejection);
     }
     const CheckedEnvelope& envelope = std::get<CheckedEnvelope>(checked);
@@ -81,6 +90,9 @@ Verdict Delivery::deliver(const InboundMessage& message) {
         confirm(message.topic, envelope.event_id);  // receipts
         return Verdict::kDuplicate;
     }
+    // After the duplicate check: a duplicate costs no send, and its receipt
+    // stops the gateway's republishing.
+    if (!within_gateway_budget(message.topic)) return Verdict::kPaced;
     const Route* route = route_for(message.topic);
     if (route == nullptr) {
         return quarantine(message,
@@ -211,6 +223,33 @@ void Delivery::answer_rejection(const InboundMessage& message, const Rejection& 
                                                quarantine_reason_name(rejection.reason),
                                                rejection.detail});
     }
+}
+
+bool Delivery::within_gateway_budget(const std::string& topic) {
+    if (config_.limits.max_messages_per_s_per_gateway <= 0) return true;
+    const std::vector<std::string> levels = topic_levels(topic);
+    const auto gateway_level = static_cast<std::size_t>(config_.identity.gateway_level);
+    const std::string gateway = gateway_level < levels.size() ? levels[gateway_level] : "";
+    const auto now = std::chrono::steady_clock::now();
+    std::optional<PacedReport> report;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (budget_.take(gateway, now)) return true;
+        report = budget_.report_due(now);
+    }
+    stats_.message_paced();
+    if (report) {
+        log_warning("gateway \"" + report->top_gateway +
+                    "\" publishes above limits.max_messages_per_s_per_gateway: " +
+                    std::to_string(report->top_paced) +
+                    " of its messages deferred since the last such line (" +
+                    std::to_string(report->paced) + " from " +
+                    std::to_string(report->gateways_paced) +
+                    " gateways in all); they are neither forwarded "
+                    "nor confirmed now, and each gateway publishes them again after its "
+                    "receipt timeout");
+    }
+    return false;
 }
 
 bool Delivery::pace() {

@@ -4,7 +4,11 @@
 // Contract with the MQTT side (mqtt_session.cpp holds the design note):
 // deliver() returns kForwarded, kDuplicate or kQuarantined only once the
 // message is safely stored in RocketMQ (SEND_OK) or was already forwarded
-// by this instance; the caller then acknowledges it. It returns kStopped
+// by this instance; the caller then acknowledges it. It returns kPaced,
+// which the caller acknowledges too, for a message of a gateway over
+// limits.max_messages_per_s_per_gateway (gateway_budget.h): nothing is sent
+// and no receipt offered, so the gateway, waiting for one, publishes it
+// again (the configuration refuses the limit without receipts). It returns kStopped
 // only when a stop was requested while RocketMQ failed; the caller must
 // then NOT acknowledge (the broker redelivers to the next session).
 // While RocketMQ fails, deliver() holds the message and retries with
@@ -24,6 +28,7 @@
 
 #include "bridge/bridge_stats.h"
 #include "bridge/config.h"
+#include "bridge/gateway_budget.h"
 #include "bridge/inbound_message.h"
 #include "bridge/message_sink.h"
 #include "bridge/quarantine_reason.h"
@@ -39,6 +44,7 @@ enum class Verdict {
     kForwarded,    // sent to the mapped topic, SEND_OK
     kDuplicate,    // forwarded before by this instance; not sent again
     kQuarantined,  // sent to the quarantine topic, SEND_OK
+    kPaced,        // its gateway is over its budget: not sent, not confirmed
     kStopped,      // stop requested while RocketMQ failed: do not acknowledge
 };
 
@@ -82,6 +88,10 @@ class Delivery final {
     SendEnd send_until_stored(const SinkMessage& message, Status* refusal);
     // Reports `refusal` (kPermissionDenied) and sleeps until the stop.
     SendEnd hold_until_stop(const Status& refusal, std::chrono::milliseconds held);
+    // Takes a slot of the budget of the gateway `topic` names
+    // (limits.max_messages_per_s_per_gateway); false, counted and now and
+    // then logged, when the gateway is over it.
+    bool within_gateway_budget(const std::string& topic);
     // Waits for the next forwarding slot under limits.max_messages_per_s;
     // false when a stop was requested meanwhile.
     bool pace();
@@ -100,6 +110,7 @@ class Delivery final {
     std::mutex mutex_;                                 // never held while sending or waiting
     RecentEventIds recent_;                            // guarded by mutex_
     std::chrono::steady_clock::time_point next_slot_;  // guarded by mutex_
+    GatewayBudget budget_;                             // guarded by mutex_
     ReceiptBatcher* receipts_ = nullptr;  // receipts; null: off; offer() is thread-safe
 };
 

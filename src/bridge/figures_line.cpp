@@ -14,6 +14,7 @@ std::string format_figures_line(const BridgeFigures& figures) {
                            {"redelivered", figures.redelivered},
                            {"forwarded", figures.forwarded},
                            {"duplicates", figures.duplicates},
+                           {"paced", figures.paced},
                            {"quarantined_total", figures.quarantined_total},
                            {"quarantined", figures.quarantined},
                            {"errors_total", figures.rocketmq_errors_total},
@@ -48,6 +49,7 @@ std::optional<BridgeFigures> parse_figures_line(std::string_view line) {
         figures.redelivered = in.at("redelivered").get<std::uint64_t>();
         figures.forwarded = in.at("forwarded").get<std::uint64_t>();
         figures.duplicates = in.at("duplicates").get<std::uint64_t>();
+        figures.paced = in.at("paced").get<std::uint64_t>();
         figures.quarantined_total = in.at("quarantined_total").get<std::uint64_t>();
         figures.quarantined = in.at("quarantined").get<std::map<std::string, std::uint64_t>>();
         figures.rocketmq_errors_total = in.at("errors_total").get<std::uint64_t>();

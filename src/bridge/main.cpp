@@ -107,7 +107,7 @@ gateway_mismatch, device_mismatch, unmapped_topic, rocketmq_rejected.
 status: every status.interval_ms one JSON line on stderr (and in status.file,
 replaced atomically), e.g.
 {"ts_ms":..,"uptime_s":..,"mqtt_connected":true,"mqtt_connects":1,"received":120,
- "redelivered":3,"forwarded":110,"duplicates_suppressed":2,
+ "redelivered":3,"forwarded":110,"duplicates_suppressed":2,"paced":0,
  "quarantined":{"total":8,"schema_violation":5,..},
  "rocketmq_errors":{"total":4,"16:NO_PERMISSION":1,"none:unavailable":2,"none:timeout":1},
  "holding":false,"held_ms_max":1234,"send_latency_ms":{"count":118,"p50":1.7,"p99":9.5}}

@@ -62,6 +62,11 @@ std::string render_bridge_metrics(const BridgeFigures& figures) {
     out.counter("outpost_bridge_duplicates_suppressed_total",
                 "Messages acknowledged without a send: their eventId was forwarded before.",
                 figures.duplicates);
+    out.counter("outpost_bridge_gateway_paced_total",
+                "Messages deferred because their gateway was over "
+                "limits.max_messages_per_s_per_gateway: acknowledged, neither sent nor "
+                "confirmed; the gateway publishes them again after its receipt timeout.",
+                figures.paced);
 
     out.family("outpost_bridge_quarantined_total", "counter",
                "Messages sent to the quarantine topic, by reason.");

@@ -11,8 +11,10 @@
 //     callback returns (MQTTProtocol_handlePublishes); paho C++ 1.2.0 always
 //     tells the C layer "handled". Delivery::deliver runs inside the callback,
 //     so returning from it IS the acknowledgement, and it returns only with
-//     forwarded (SEND_OK), duplicate (forwarded before by this instance) or
-//     quarantined (SEND_OK on the quarantine topic). This holds because the C
+//     forwarded (SEND_OK), duplicate (forwarded before by this instance),
+//     quarantined (SEND_OK on the quarantine topic) or paced (its gateway is
+//     over limits.max_messages_per_s_per_gateway: no receipt goes back, so
+//     the gateway publishes it again; gateway_budget.h). This holds because the C
 //     client's own message queue stays empty (it only fills when a callback
 //     returns false, which the C++ layer never does). Never use
 //     start_consuming(): it acknowledges on arrival.

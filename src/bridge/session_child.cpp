@@ -56,6 +56,8 @@ BridgeConfig session_child_config(const BridgeConfig& config, int index) {
     own.mqtt.endpoint.client_id = session_client_id(config.mqtt.endpoint.client_id, index);
     own.mqtt.sessions = 1;
     if (own.limits.max_messages_per_s > 0) own.limits.max_messages_per_s /= config.mqtt.sessions;
+    // The broker spreads each gateway's messages over the group's sessions.
+    own.limits.max_messages_per_s_per_gateway /= config.mqtt.sessions;
     own.metrics.listen.clear();
     own.status.file.clear();
     own.status.log_to_stderr = false;

@@ -39,7 +39,8 @@ std::optional<SessionChildArguments> parse_session_child_arguments(int argc, cha
 // What session process `index` runs: session `index` of the group alone
 // (mqtt.sessions 1, client id session_client_id(client_id, index)), its
 // share of limits.max_messages_per_s, no metrics endpoint and no status
-// output of its own (its supervisor reports the totals).
+// output of its own (its supervisor reports the totals). Its share of
+// limits.max_messages_per_s_per_gateway too.
 BridgeConfig session_child_config(const BridgeConfig& config, int index);
 
 // Owns the thread "figures" writing source.figures() to `fd`. When the pipe

@@ -14,6 +14,7 @@ void add_figures(BridgeFigures& to, const BridgeFigures& from) {
     to.redelivered += from.redelivered;
     to.forwarded += from.forwarded;
     to.duplicates += from.duplicates;
+    to.paced += from.paced;
     to.quarantined_total += from.quarantined_total;
     for (const auto& [reason, count] : from.quarantined) to.quarantined[reason] += count;
     to.rocketmq_errors_total += from.rocketmq_errors_total;

@@ -1,6 +1,7 @@
 // The bridge configuration: a valid file parses with its defaults, and every
 // mistake is reported with the path of the field that holds it.
 #include "bridge/config.h"
+#include "bridge/session_child.h"
 #include "bridge/weakened_security.h"
 #include "common/transport_security.h"
 
@@ -81,7 +82,7 @@ TEST_CASE("a full configuration parses every field") {
                   {"mqtt_filter": "site/#", "rocketmq_topic": "site_events", "tag": "site"}],
       "quarantine_topic": "q",
       "limits": {"max_payload_bytes": 1000, "max_json_depth": 8, "max_messages_per_s": 50.5,
-                 "quarantine_body_bytes": 100},
+                 "max_messages_per_s_per_gateway": 2.5, "quarantine_body_bytes": 100},
       "identity": {"gateway_level": 1, "device_level": -1},
       "dedupe_capacity": 10,
       "status": {"file": "/run/bridge.json", "interval_ms": 500, "log_to_stderr": false}
@@ -91,6 +92,7 @@ TEST_CASE("a full configuration parses every field") {
     CHECK(config->mqtt.endpoint.tls.verify_server == false);
     CHECK(config->mapping[1].rocketmq_topic == "site_events");
     CHECK(config->limits.max_messages_per_s == Approx(50.5));
+    CHECK(config->limits.max_messages_per_s_per_gateway == Approx(2.5));
     CHECK(config->identity.device_level == -1);
     CHECK(config->status.log_to_stderr == false);
 }
@@ -125,6 +127,17 @@ TEST_CASE("configuration errors name the field") {
                           R"("limits": {"max_json_depth": 0}, "quarantine_topic")"))
               .find("limits.max_json_depth must be an integer from 1 to 1000") !=
           std::string::npos);
+    CHECK(error_of(edited(R"("quarantine_topic")",
+                          R"("limits": {"max_messages_per_s_per_gateway": -1},
+                             "quarantine_topic")"))
+              .find("limits.max_messages_per_s_per_gateway must be a number >= 0") !=
+          std::string::npos);
+    // A paced message comes back only as the republish of a gateway waiting
+    // for its receipt.
+    CHECK(error_of(edited(R"("quarantine_topic")",
+                          R"("limits": {"max_messages_per_s_per_gateway": 10},
+                             "receipts": {"enabled": false}, "quarantine_topic")"))
+              .find("max_messages_per_s_per_gateway needs receipts.enabled") != std::string::npos);
     CHECK(error_of(edited(R"("client_id")", R"("topic_filters": ["$share/g/x"], "client_id")"))
               .find("mqtt.topic_filters holds \"$share/g/x\"") != std::string::npos);
 }
@@ -319,4 +332,20 @@ TEST_CASE("the Maximum Packet Size the bridge announces covers what it accepts, 
         R"("client_id": "bridge-1")", R"("client_id": "bridge-1", "max_packet_size": 262144)"));
     CHECK(message.find("max_packet_size must exceed limits.max_payload_bytes") !=
           std::string::npos);
+}
+
+TEST_CASE("each session process gets its share of the instance's and each gateway's rate") {
+    auto parsed = parse_bridge_config(edited(
+        R"("client_id": "bridge-1")", R"("client_id": "bridge-1", "sessions": 4)"));
+    REQUIRE(parsed.is_ok());
+    BridgeConfig config = *parsed;
+    config.limits.max_messages_per_s = 400;
+    config.limits.max_messages_per_s_per_gateway = 20;
+    const BridgeConfig own = session_child_config(config, 2);
+    CHECK(own.mqtt.endpoint.client_id == "bridge-1-2");
+    CHECK(own.limits.max_messages_per_s == Approx(100));
+    // The broker spreads a gateway's messages over the four sessions.
+    CHECK(own.limits.max_messages_per_s_per_gateway == Approx(5));
+    config.limits.max_messages_per_s_per_gateway = 0;  // unlimited stays unlimited
+    CHECK(session_child_config(config, 0).limits.max_messages_per_s_per_gateway == 0);
 }

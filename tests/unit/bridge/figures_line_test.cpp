@@ -15,6 +15,7 @@ BridgeFigures sample() {
     figures.redelivered = 2;
     figures.forwarded = 7;
     figures.duplicates = 1;
+    figures.paced = 5;
     figures.quarantined_total = 2;
     figures.quarantined = {{"malformed_json", 2}};
     figures.rocketmq_errors_total = 3;
@@ -46,6 +47,7 @@ TEST_CASE("a report line gives back every figure of the session process") {
     CHECK(out->redelivered == 2);
     CHECK(out->forwarded == 7);
     CHECK(out->duplicates == 1);
+    CHECK(out->paced == 5);
     CHECK(out->quarantined_total == 2);
     CHECK(out->quarantined == in.quarantined);
     CHECK(out->rocketmq_errors_total == 3);

@@ -44,6 +44,8 @@ TEST_CASE("the scrape carries the bridge's counters, by reason, code and session
     stats.message_received(false);
     stats.duplicate_suppressed();
     stats.message_received(false);
+    stats.message_paced();
+    stats.message_received(false);
     stats.message_quarantined(QuarantineReason::kSchemaViolation);
     stats.rocketmq_error(outpost::StatusCode::kUnavailable, std::nullopt);
     stats.rocketmq_error(outpost::StatusCode::kUnavailable, std::nullopt);
@@ -54,10 +56,11 @@ TEST_CASE("the scrape carries the bridge's counters, by reason, code and session
     stats.message_received(false);  // held: in hand
 
     const auto samples = samples_of(render_bridge_metrics(stats.figures()));
-    CHECK(samples.at("outpost_bridge_received_total") == 6);
+    CHECK(samples.at("outpost_bridge_received_total") == 7);
     CHECK(samples.at("outpost_bridge_redelivered_total") == 1);
     CHECK(samples.at("outpost_bridge_forwarded_total") == 3);
     CHECK(samples.at("outpost_bridge_duplicates_suppressed_total") == 1);
+    CHECK(samples.at("outpost_bridge_gateway_paced_total") == 1);
     CHECK(samples.at("outpost_bridge_quarantined_total{reason=\"schema_violation\"}") == 1);
     CHECK(samples.at("outpost_bridge_quarantined_total{reason=\"malformed_json\"}") == 0);
     const std::string errors = "outpost_bridge_rocketmq_errors_total";
