@@ -25,12 +25,15 @@ import subprocess
 import sys
 import tempfile
 
-# What abidw keeps, chosen so that the baseline is the same from any build
-# directory and any rebuild: only the interfaces the library exports and the
-# types they reach (types declared outside HEADERS are dropped, the C++
-# standard library's are kept where a public type holds one); no paths, line
-# numbers or parameter names, which move without changing the ABI; type ids
-# hashed from the type rather than numbered in reading order.
+# What abidw keeps: only the interfaces the library exports and the types
+# they reach (types declared outside HEADERS are dropped, the C++ standard
+# library's are kept where a public type holds one); no paths, line numbers
+# or parameter names, which move without changing the ABI; type ids hashed
+# from the type, so that a deliberate change shows as a small diff of the
+# baseline. A rebuild writes the same file. A build whose objects were
+# compiled in different directories (a shared ccache) reads them in another
+# order and may give two types whose hashes collide each other's id: the
+# text differs, the ABI does not, and abidiff, not the text, decides.
 ABIDW_OPTIONS = [
     "--exported-interfaces-only", "--drop-private-types",
     "--no-corpus-path", "--no-comp-dir-path", "--no-show-locs", "--no-parameter-names",
@@ -46,6 +49,30 @@ INSTALL_HINT = ("abidw and abidiff (libabigail) are not installed: scripts/setup
                 "them, or: apt-get install abigail-tools")
 
 
+def sort_translation_units(path):
+    """Orders abidw's <abi-instr> elements (one per source file) by their
+    text. abidw orders them by the directory each object was compiled in
+    as well, so a build that took objects from ccache, compiled elsewhere,
+    would otherwise write them in another order."""
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().splitlines(keepends=True)
+    head, units, tail, unit = [], [], [], None
+    for line in lines:
+        if line.startswith("  <abi-instr "):
+            unit = [line]
+        elif unit is not None:
+            unit.append(line)
+            if line.startswith("  </abi-instr>"):
+                units.append("".join(unit))
+                unit = None
+        elif units:
+            tail.append(line)
+        else:
+            head.append(line)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("".join(head) + "".join(sorted(units)) + "".join(tail))
+
+
 def write_abi(library, headers, out):
     """True when abidw wrote the ABI of LIBRARY to OUT; else says why."""
     run = subprocess.run(["abidw", *ABIDW_OPTIONS, "--headers-dir", headers, "--out-file", out,
@@ -53,7 +80,16 @@ def write_abi(library, headers, out):
     if run.returncode != 0:
         print(run.stdout + run.stderr)
         print(f"abidw could not read {library} (exit status {run.returncode})")
-    return run.returncode == 0
+        return False
+    sort_translation_units(out)
+    # Without types in the debug info (no -g, or -g1) abidw still writes the
+    # symbols, and every type would look changed or gone.
+    with open(out, encoding="utf-8") as f:
+        if "<function-decl " not in f.read():
+            print(f"{library} has no types in its debug info: build it with -g (the debug or\n"
+                  "debugoptimized build type, without -g1)")
+            return False
+    return True
 
 
 def main():
@@ -93,9 +129,11 @@ def main():
         return 1
     if status & (ABIDIFF_ABI_CHANGE | ABIDIFF_INCOMPATIBLE_CHANGE):
         print(report.stdout)
-        kind = ("an incompatible change: programs built against the baseline break"
-                if status & ABIDIFF_INCOMPATIBLE_CHANGE else "a compatible change")
-        print(f"{library}: its ABI differs from {baseline} ({kind}; abidiff's report above).\n"
+        # abidiff calls a change incompatible only when symbols go or change
+        # their type; a struct that grows in the middle breaks callers too,
+        # so the report, not the bit, says how bad it is.
+        kind = (", incompatibly: symbols are gone" if status & ABIDIFF_INCOMPATIBLE_CHANGE else "")
+        print(f"{library}: its ABI differs from {baseline}{kind} (abidiff's report above).\n"
               "A public struct, class or function changed without meaning to: undo it. An\n"
               "intended change of the ABI is written with\n"
               f"{write_command}\n"
