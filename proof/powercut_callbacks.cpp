@@ -1,8 +1,10 @@
-// The SQLite callbacks of the power-cut VFS: the sqlite3_vfs methods and the
-// version-2 sqlite3_io_methods of every file opened through it. The design
-// note and the numbered invariants are in powercut_vfs.cpp.
+// The hooks of the power-cut VFS: what it does to the calls SQLite makes
+// through the shim layer (shim_vfs.h), which forwards every other call to the
+// real file. The design note and the numbered invariants are in
+// powercut_vfs.cpp.
 //
-// Every callback catches everything: no exception may unwind through SQLite.
+// Every hook that can allocate catches everything: no exception may unwind
+// through SQLite.
 #include <sqlite3.h>
 
 #include <cstddef>
@@ -20,30 +22,8 @@ namespace {
 
 using Impl = PowercutVfs::Impl;
 
-// What SQLite's sqlite3_file points to. The real unix file follows it at
-// kRealOffset; szOsFile covers both.
-struct PowercutFile {
-    sqlite3_file base;  // must stay first: SQLite casts to it
-    Impl* owner;
-    FileKind kind;
-    std::string path;                      // empty for temporary files
-    std::shared_ptr<PendingFile> pending;  // null when not tracked
-};
-
-constexpr std::size_t kRealOffset = (sizeof(PowercutFile) + alignof(std::max_align_t) - 1) /
-                                    alignof(std::max_align_t) * alignof(std::max_align_t);
-
-PowercutFile* wrapper(sqlite3_file* file) {
-    return reinterpret_cast<PowercutFile*>(file);
-}
-sqlite3_file* real_file(sqlite3_file* file) {
-    return reinterpret_cast<sqlite3_file*>(reinterpret_cast<char*>(file) + kRealOffset);
-}
-const sqlite3_io_methods& real_methods(sqlite3_file* file) {
-    return *real_file(file)->pMethods;
-}
-Impl& owner_of(sqlite3_vfs* vfs) {
-    return *static_cast<Impl*>(vfs->pAppData);
+PowercutFile& wrapper(ShimFile& file) {
+    return static_cast<PowercutFile&>(file);
 }
 
 FileKind kind_from_flags(int flags) {
@@ -77,91 +57,87 @@ int read_whole(sqlite3_file* real, Bytes* out) {
     return real->pMethods->xRead(real, out->data(), static_cast<int>(size), 0);
 }
 
+}  // namespace
+
 // ---- io methods -----------------------------------------------------------
 
-int file_close(sqlite3_file* file) {
-    PowercutFile* self = wrapper(file);
+int Impl::close(ShimFile& file) {
     int rc = SQLITE_OK;
     {
-        std::lock_guard<std::mutex> lock(self->owner->mutex);
-        sqlite3_file* real = real_file(file);
+        std::lock_guard<std::mutex> lock(mutex);
+        sqlite3_file* real = file.below();
         if (real->pMethods != nullptr) rc = real->pMethods->xClose(real);
-        if (self->owner->off) rc = SQLITE_OK;  // closing a dead machine's file is fine
+        if (off) rc = SQLITE_OK;  // closing a dead machine's file is fine
     }
-    self->~PowercutFile();  // invariant 2: pending operations stay pending
+    wrapper(file).~PowercutFile();  // invariant 2: pending operations stay pending
     return rc;
 }
 
-int file_read(sqlite3_file* file, void* buffer, int amount, sqlite3_int64 offset) {
-    std::lock_guard<std::mutex> lock(wrapper(file)->owner->mutex);
-    if (wrapper(file)->owner->off) return SQLITE_IOERR_READ;
-    return real_methods(file).xRead(real_file(file), buffer, amount, offset);
+int Impl::read(ShimFile& file, void* buffer, int amount, sqlite3_int64 offset) {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (off) return SQLITE_IOERR_READ;
+    return ShimVfs::read(file, buffer, amount, offset);
 }
 
-int file_write(sqlite3_file* file, const void* data, int amount, sqlite3_int64 offset) {
-    PowercutFile* self = wrapper(file);
-    Impl& impl = *self->owner;
+int Impl::write(ShimFile& file, const void* data, int amount, sqlite3_int64 offset) {
+    PowercutFile& self = wrapper(file);
     try {
-        std::lock_guard<std::mutex> lock(impl.mutex);
-        if (impl.off) return SQLITE_IOERR_WRITE;
-        const bool fires = impl.write_fires(self->kind, self->path);
+        std::lock_guard<std::mutex> lock(mutex);
+        if (off) return SQLITE_IOERR_WRITE;
+        const bool fires = write_fires(self.kind, self.path);
         // Recorded before the real write so that a failed allocation leaves
         // the real file untouched (invariant 1).
-        if (self->pending) {
-            self->pending->record_write(offset, data, static_cast<std::size_t>(amount));
+        if (self.pending) {
+            self.pending->record_write(offset, data, static_cast<std::size_t>(amount));
         }
         if (fires) {
             // The write was in flight when the power went: it is pending, so
             // the cut may keep, drop or tear it.
-            impl.cut(impl.armed_policy, "during write " + std::to_string(impl.writes_since_arm) +
-                                            " since arming (" + self->path + ")");
+            cut(armed_policy, "during write " + std::to_string(writes_since_arm) +
+                                  " since arming (" + self.path + ")");
             return SQLITE_IOERR_WRITE;
         }
-        FileCounters& counters = counters_of(impl, self->kind);
-        ++counters.writes;
-        counters.bytes_written += static_cast<std::uint64_t>(amount);
-        return real_methods(file).xWrite(real_file(file), data, amount, offset);
+        FileCounters& file_counters = counters_of(*this, self.kind);
+        ++file_counters.writes;
+        file_counters.bytes_written += static_cast<std::uint64_t>(amount);
+        return ShimVfs::write(file, data, amount, offset);
     } catch (...) {
         return SQLITE_IOERR_NOMEM;
     }
 }
 
-int file_truncate(sqlite3_file* file, sqlite3_int64 size) {
-    PowercutFile* self = wrapper(file);
-    Impl& impl = *self->owner;
+int Impl::truncate(ShimFile& file, sqlite3_int64 size) {
+    PowercutFile& self = wrapper(file);
     try {
-        std::lock_guard<std::mutex> lock(impl.mutex);
-        if (impl.off) return SQLITE_IOERR_TRUNCATE;
-        if (self->pending) self->pending->record_truncate(size);
-        ++counters_of(impl, self->kind).truncates;
-        return real_methods(file).xTruncate(real_file(file), size);
+        std::lock_guard<std::mutex> lock(mutex);
+        if (off) return SQLITE_IOERR_TRUNCATE;
+        if (self.pending) self.pending->record_truncate(size);
+        ++counters_of(*this, self.kind).truncates;
+        return ShimVfs::truncate(file, size);
     } catch (...) {
         return SQLITE_IOERR_NOMEM;
     }
 }
 
-int file_sync_now(sqlite3_file* file, int flags) {
-    PowercutFile* self = wrapper(file);
-    Impl& impl = *self->owner;
+int Impl::sync_locked(PowercutFile& file, int flags) {
     try {
-        std::lock_guard<std::mutex> lock(impl.mutex);
-        if (impl.off) return SQLITE_IOERR_FSYNC;
-        if (impl.sync_fires(CutTrigger::Kind::kBeforeSync)) {
-            impl.cut(impl.armed_policy, "before sync " + std::to_string(impl.syncs_since_arm) +
-                                            " since arming (" + self->path + ")");
+        std::lock_guard<std::mutex> lock(mutex);
+        if (off) return SQLITE_IOERR_FSYNC;
+        if (sync_fires(CutTrigger::Kind::kBeforeSync)) {
+            cut(armed_policy, "before sync " + std::to_string(syncs_since_arm) + " since arming (" +
+                                  file.path + ")");
             return SQLITE_IOERR_FSYNC;
         }
-        ++counters_of(impl, self->kind).syncs;
-        if (impl.options.forward_syncs) {
-            const int rc = real_methods(file).xSync(real_file(file), flags);
+        ++counters_of(*this, file.kind).syncs;
+        if (options.forward_syncs) {
+            const int rc = ShimVfs::sync(file, flags);
             if (rc != SQLITE_OK) return rc;
         }
-        if (self->pending) self->pending->make_durable();  // invariant 2
-        if (impl.armed && impl.trigger.kind == CutTrigger::Kind::kAfterSync &&
-            impl.syncs_since_arm == impl.trigger.n) {
+        if (file.pending) file.pending->make_durable();  // invariant 2
+        if (armed && trigger.kind == CutTrigger::Kind::kAfterSync && syncs_since_arm == trigger.n) {
             // The sync completed; the power goes before anything else runs.
-            impl.cut(impl.armed_policy, "after sync " + std::to_string(impl.syncs_since_arm) +
-                                            " since arming (" + self->path + ")");
+            cut(armed_policy, "after sync " + std::to_string(syncs_since_arm) + " since arming (" +
+                                  file.path + ")");
         }
         return SQLITE_OK;
     } catch (...) {
@@ -169,131 +145,90 @@ int file_sync_now(sqlite3_file* file, int flags) {
     }
 }
 
-int file_sync(sqlite3_file* file, int flags) {
-    const int rc = file_sync_now(file, flags);
+int Impl::sync(ShimFile& file, int flags) {
+    const int rc = sync_locked(wrapper(file), flags);
     // The slow disk's extra time, without the lock: other files go on.
-    const auto delay = wrapper(file)->owner->options.sync_delay;
-    if (rc == SQLITE_OK && delay.count() > 0) std::this_thread::sleep_for(delay);
+    if (rc == SQLITE_OK && options.sync_delay.count() > 0) {
+        std::this_thread::sleep_for(options.sync_delay);
+    }
     return rc;
 }
 
-int file_size(sqlite3_file* file, sqlite3_int64* size) {
-    std::lock_guard<std::mutex> lock(wrapper(file)->owner->mutex);
-    if (wrapper(file)->owner->off) return SQLITE_IOERR_FSTAT;
-    return real_methods(file).xFileSize(real_file(file), size);
+int Impl::file_size(ShimFile& file, sqlite3_int64* size) {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (off) return SQLITE_IOERR_FSTAT;
+    return ShimVfs::file_size(file, size);
 }
 
-int file_lock(sqlite3_file* file, int level) {
-    std::lock_guard<std::mutex> lock(wrapper(file)->owner->mutex);
-    if (wrapper(file)->owner->off) return SQLITE_IOERR_LOCK;
-    return real_methods(file).xLock(real_file(file), level);
+int Impl::lock(ShimFile& file, int level) {
+    std::lock_guard<std::mutex> guard(mutex);
+    if (off) return SQLITE_IOERR_LOCK;
+    return ShimVfs::lock(file, level);
 }
 
-int file_unlock(sqlite3_file* file, int level) {
+int Impl::unlock(ShimFile& file, int level) {
     // Passes through even when off: releasing a lock does no I/O (invariant 5).
-    std::lock_guard<std::mutex> lock(wrapper(file)->owner->mutex);
-    return real_methods(file).xUnlock(real_file(file), level);
+    std::lock_guard<std::mutex> lock(mutex);
+    return ShimVfs::unlock(file, level);
 }
 
-int file_check_reserved_lock(sqlite3_file* file, int* result) {
-    std::lock_guard<std::mutex> lock(wrapper(file)->owner->mutex);
-    if (wrapper(file)->owner->off) return SQLITE_IOERR_CHECKRESERVEDLOCK;
-    return real_methods(file).xCheckReservedLock(real_file(file), result);
+int Impl::check_reserved_lock(ShimFile& file, int* result) {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (off) return SQLITE_IOERR_CHECKRESERVEDLOCK;
+    return ShimVfs::check_reserved_lock(file, result);
 }
 
-int file_control(sqlite3_file* file, int op, void* arg) {
-    switch (op) {
-        case SQLITE_FCNTL_SIZE_HINT:
-        case SQLITE_FCNTL_CHUNK_SIZE:
-            // The unix VFS would grow the file with writes of its own that this
-            // layer never sees (invariant 1). Both are only hints.
-            return SQLITE_OK;
-        case SQLITE_FCNTL_MMAP_SIZE:
-            // No memory map may bypass this layer (invariant 3).
-            *static_cast<sqlite3_int64*>(arg) = 0;
-            return SQLITE_OK;
-        default:
-            break;
+int Impl::file_control(ShimFile& file, int op, void* arg) {
+    // SQLITE_FCNTL_MMAP_SIZE never gets here: the shim layer answers it 0,
+    // so no memory map bypasses this layer (invariant 3).
+    if (op == SQLITE_FCNTL_SIZE_HINT || op == SQLITE_FCNTL_CHUNK_SIZE) {
+        // The unix VFS would grow the file with writes of its own that this
+        // layer never sees (invariant 1). Both are only hints.
+        return SQLITE_OK;
     }
-    std::lock_guard<std::mutex> lock(wrapper(file)->owner->mutex);
-    return real_methods(file).xFileControl(real_file(file), op, arg);
+    std::lock_guard<std::mutex> lock(mutex);
+    return ShimVfs::file_control(file, op, arg);
 }
 
-int file_sector_size(sqlite3_file* file) {
-    return static_cast<int>(wrapper(file)->owner->options.device.sector_size);  // invariant 4
+int Impl::sector_size(ShimFile&) {
+    return static_cast<int>(options.device.sector_size);  // invariant 4
 }
 
-int file_device_characteristics(sqlite3_file* file) {
+int Impl::device_characteristics(ShimFile&) {
     // Invariant 4: promise exactly the simulated device, nothing the unix VFS
     // would claim beyond it.
-    return wrapper(file)->owner->options.device.powersafe_overwrite
-               ? SQLITE_IOCAP_POWERSAFE_OVERWRITE
-               : 0;
+    return options.device.powersafe_overwrite ? SQLITE_IOCAP_POWERSAFE_OVERWRITE : 0;
 }
 
-int file_shm_map(sqlite3_file* file, int region, int size, int extend, void volatile** out) {
-    std::lock_guard<std::mutex> lock(wrapper(file)->owner->mutex);
-    if (wrapper(file)->owner->off) return SQLITE_IOERR_SHMMAP;
-    if (real_methods(file).iVersion < 2) return SQLITE_IOERR_SHMMAP;
-    return real_methods(file).xShmMap(real_file(file), region, size, extend, out);
+int Impl::shm_map(ShimFile& file, int region, int size, int extend, void volatile** out) {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (off) return SQLITE_IOERR_SHMMAP;
+    return ShimVfs::shm_map(file, region, size, extend, out);
 }
 
-int file_shm_lock(sqlite3_file* file, int offset, int count, int flags) {
-    std::lock_guard<std::mutex> lock(wrapper(file)->owner->mutex);
-    if (wrapper(file)->owner->off && (flags & SQLITE_SHM_LOCK) != 0) return SQLITE_IOERR_SHMLOCK;
-    if (real_methods(file).iVersion < 2) return SQLITE_IOERR_SHMLOCK;
-    return real_methods(file).xShmLock(real_file(file), offset, count, flags);
+int Impl::shm_lock(ShimFile& file, int offset, int count, int flags) {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (off && (flags & SQLITE_SHM_LOCK) != 0) return SQLITE_IOERR_SHMLOCK;
+    return ShimVfs::shm_lock(file, offset, count, flags);
 }
 
-void file_shm_barrier(sqlite3_file* file) {
-    if (real_methods(file).iVersion >= 2) real_methods(file).xShmBarrier(real_file(file));
+int Impl::shm_unmap(ShimFile& file, int delete_flag) {
+    std::lock_guard<std::mutex> lock(mutex);
+    return ShimVfs::shm_unmap(file, delete_flag);
 }
-
-int file_shm_unmap(sqlite3_file* file, int delete_flag) {
-    std::lock_guard<std::mutex> lock(wrapper(file)->owner->mutex);
-    if (real_methods(file).iVersion < 2) return SQLITE_OK;
-    return real_methods(file).xShmUnmap(real_file(file), delete_flag);
-}
-
-// Version 2: shared memory, but no xFetch/xUnfetch (invariant 3).
-const sqlite3_io_methods kPowercutIoMethods = {
-    2,
-    file_close,
-    file_read,
-    file_write,
-    file_truncate,
-    file_sync,
-    file_size,
-    file_lock,
-    file_unlock,
-    file_check_reserved_lock,
-    file_control,
-    file_sector_size,
-    file_device_characteristics,
-    file_shm_map,
-    file_shm_lock,
-    file_shm_barrier,
-    file_shm_unmap,
-    nullptr,
-    nullptr,
-};
 
 // ---- vfs methods ----------------------------------------------------------
 
-int vfs_open(sqlite3_vfs* vfs, const char* name, sqlite3_file* file, int flags, int* out_flags) {
-    Impl& impl = owner_of(vfs);
-    file->pMethods = nullptr;
+int Impl::open(const char* name, sqlite3_file* file, int flags, int* out_flags) {
     PowercutFile* self = nullptr;
     try {
-        std::lock_guard<std::mutex> lock(impl.mutex);
-        if (impl.off) return SQLITE_IOERR;
-        self = new (file) PowercutFile{{nullptr},
-                                       &impl,
+        std::lock_guard<std::mutex> lock(mutex);
+        if (off) return SQLITE_IOERR;
+        self = new (file) PowercutFile{{{nullptr}, this},
                                        kind_from_flags(flags),
                                        name != nullptr ? std::string(name) : std::string(),
                                        nullptr};
-        sqlite3_file* real = real_file(file);
-        int rc = impl.real->xOpen(impl.real, name, real, flags, out_flags);
+        int rc = open_below(name, *self, flags, out_flags);
         if (rc != SQLITE_OK) {
             self->~PowercutFile();
             return rc;
@@ -301,131 +236,48 @@ int vfs_open(sqlite3_vfs* vfs, const char* name, sqlite3_file* file, int flags, 
         const bool durable_kind = self->kind == FileKind::kMainDb || self->kind == FileKind::kWal ||
                                   self->kind == FileKind::kJournal ||
                                   (flags & SQLITE_OPEN_SUPER_JOURNAL) != 0;
-        if (impl.options.simulate_cuts && durable_kind && !self->path.empty()) {
-            auto found = impl.files.find(self->path);
-            if (found == impl.files.end()) {
+        if (options.simulate_cuts && durable_kind && !self->path.empty()) {
+            auto found = files.find(self->path);
+            if (found == files.end()) {
                 Bytes durable;
-                rc = read_whole(real, &durable);
+                rc = read_whole(self->below(), &durable);
                 if (rc != SQLITE_OK) {
-                    real->pMethods->xClose(real);
+                    self->below_methods().xClose(self->below());
                     self->~PowercutFile();
                     return rc;
                 }
-                found = impl.files
-                            .emplace(self->path, std::make_shared<PendingFile>(std::move(durable)))
+                found = files.emplace(self->path, std::make_shared<PendingFile>(std::move(durable)))
                             .first;
             }
             self->pending = found->second;
         }
-        file->pMethods = &kPowercutIoMethods;
         return SQLITE_OK;
     } catch (...) {
         if (self != nullptr) {
-            sqlite3_file* real = real_file(file);
+            sqlite3_file* real = self->below();
             if (real->pMethods != nullptr) real->pMethods->xClose(real);
             self->~PowercutFile();
         }
-        file->pMethods = nullptr;
         return SQLITE_IOERR_NOMEM;
     }
 }
 
-int vfs_delete(sqlite3_vfs* vfs, const char* name, int sync_dir) {
-    Impl& impl = owner_of(vfs);
+int Impl::delete_file(const char* name, int sync_dir) {
     try {
-        std::lock_guard<std::mutex> lock(impl.mutex);
-        if (impl.off) return SQLITE_IOERR_DELETE;
-        const int rc = impl.real->xDelete(impl.real, name, sync_dir);
-        if (rc == SQLITE_OK || rc == SQLITE_IOERR_DELETE_NOENT) impl.files.erase(name);
+        std::lock_guard<std::mutex> lock(mutex);
+        if (off) return SQLITE_IOERR_DELETE;
+        const int rc = ShimVfs::delete_file(name, sync_dir);
+        if (rc == SQLITE_OK || rc == SQLITE_IOERR_DELETE_NOENT) files.erase(name);
         return rc;
     } catch (...) {
         return SQLITE_IOERR_NOMEM;
     }
 }
 
-int vfs_access(sqlite3_vfs* vfs, const char* name, int flags, int* result) {
-    Impl& impl = owner_of(vfs);
-    std::lock_guard<std::mutex> lock(impl.mutex);
-    if (impl.off) return SQLITE_IOERR_ACCESS;
-    return impl.real->xAccess(impl.real, name, flags, result);
-}
-
-int vfs_full_pathname(sqlite3_vfs* vfs, const char* name, int size, char* out) {
-    sqlite3_vfs* real = owner_of(vfs).real;
-    return real->xFullPathname(real, name, size, out);
-}
-
-void* vfs_dl_open(sqlite3_vfs* vfs, const char* name) {
-    sqlite3_vfs* real = owner_of(vfs).real;
-    return real->xDlOpen(real, name);
-}
-
-void vfs_dl_error(sqlite3_vfs* vfs, int size, char* out) {
-    sqlite3_vfs* real = owner_of(vfs).real;
-    real->xDlError(real, size, out);
-}
-
-void (*vfs_dl_sym(sqlite3_vfs* vfs, void* handle, const char* symbol))(void) {
-    sqlite3_vfs* real = owner_of(vfs).real;
-    return real->xDlSym(real, handle, symbol);
-}
-
-void vfs_dl_close(sqlite3_vfs* vfs, void* handle) {
-    sqlite3_vfs* real = owner_of(vfs).real;
-    real->xDlClose(real, handle);
-}
-
-int vfs_randomness(sqlite3_vfs* vfs, int size, char* out) {
-    sqlite3_vfs* real = owner_of(vfs).real;
-    return real->xRandomness(real, size, out);
-}
-
-int vfs_sleep(sqlite3_vfs* vfs, int microseconds) {
-    sqlite3_vfs* real = owner_of(vfs).real;
-    return real->xSleep(real, microseconds);
-}
-
-int vfs_current_time(sqlite3_vfs* vfs, double* out) {
-    sqlite3_vfs* real = owner_of(vfs).real;
-    return real->xCurrentTime(real, out);
-}
-
-int vfs_get_last_error(sqlite3_vfs* vfs, int size, char* out) {
-    sqlite3_vfs* real = owner_of(vfs).real;
-    return real->xGetLastError != nullptr ? real->xGetLastError(real, size, out) : 0;
-}
-
-int vfs_current_time_int64(sqlite3_vfs* vfs, sqlite3_int64* out) {
-    sqlite3_vfs* real = owner_of(vfs).real;
-    if (real->iVersion >= 2 && real->xCurrentTimeInt64 != nullptr) {
-        return real->xCurrentTimeInt64(real, out);
-    }
-    double days = 0;
-    const int rc = real->xCurrentTime(real, &days);
-    *out = static_cast<sqlite3_int64>(days * 86400000.0);
-    return rc;
-}
-
-}  // namespace
-
-void install_powercut_callbacks(sqlite3_vfs& vfs, const sqlite3_vfs& real) {
-    vfs.iVersion = 2;  // up to xCurrentTimeInt64; no system-call overrides
-    vfs.szOsFile = static_cast<int>(kRealOffset) + real.szOsFile;
-    vfs.mxPathname = real.mxPathname;
-    vfs.pNext = nullptr;
-    vfs.xOpen = vfs_open;
-    vfs.xDelete = vfs_delete;
-    vfs.xAccess = vfs_access;
-    vfs.xFullPathname = vfs_full_pathname;
-    vfs.xDlOpen = vfs_dl_open;
-    vfs.xDlError = vfs_dl_error;
-    vfs.xDlSym = vfs_dl_sym;
-    vfs.xDlClose = vfs_dl_close;
-    vfs.xRandomness = vfs_randomness;
-    vfs.xSleep = vfs_sleep;
-    vfs.xCurrentTime = vfs_current_time;
-    vfs.xGetLastError = vfs_get_last_error;
-    vfs.xCurrentTimeInt64 = vfs_current_time_int64;
+int Impl::access(const char* name, int flags, int* result) {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (off) return SQLITE_IOERR_ACCESS;
+    return ShimVfs::access(name, flags, result);
 }
 
 }  // namespace outpost::testing

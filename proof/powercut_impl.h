@@ -1,5 +1,5 @@
 // The power-cut VFS's state, shared by its public face (powercut_vfs.cpp) and
-// its SQLite callbacks (powercut_callbacks.cpp). Internal to the power-cut simulator.
+// its hooks under SQLite (powercut_callbacks.cpp). Internal to the power-cut simulator.
 #ifndef OUTPOST_PROOF_POWERCUT_IMPL_H
 #define OUTPOST_PROOF_POWERCUT_IMPL_H
 
@@ -13,18 +13,24 @@
 
 #include "proof/pending_file.h"
 #include "proof/powercut_vfs.h"
+#include "proof/shim_vfs.h"
 
 namespace outpost::testing {
 
-class PowercutVfs::Impl final {
+// What SQLite's sqlite3_file points to; the real unix file follows it
+// (shim_vfs.h).
+struct PowercutFile : ShimFile {
+    FileKind kind;
+    std::string path;                      // empty for temporary files
+    std::shared_ptr<PendingFile> pending;  // null when not tracked
+};
+
+// A shim on the real (default) VFS; its hooks are in powercut_callbacks.cpp.
+class PowercutVfs::Impl final : public ShimVfs {
   public:
     Impl(std::string name, const PowercutOptions& options, sqlite3_vfs* real);
 
-    // Set up once by create(); read-only afterwards.
-    sqlite3_vfs vfs{};  // what SQLite calls; pAppData points back here
-    sqlite3_vfs* const real;
-    const std::string name;
-    const PowercutOptions options;
+    const PowercutOptions options;  // set once by create()
 
     std::mutex mutex;  // guards everything below, and every callback
 
@@ -50,11 +56,30 @@ class PowercutVfs::Impl final {
     bool write_fires(FileKind file_kind, const std::string& path);
     // Turns the power off: freezes what the disk holds into `images`.
     void cut(const CutPolicy& policy, const std::string& why);
-};
 
-// Fills the size fields and callbacks of `vfs`, which wraps `real`
-// (powercut_callbacks.cpp). Leaves zName and pAppData alone.
-void install_powercut_callbacks(sqlite3_vfs& vfs, const sqlite3_vfs& real);
+  private:
+    // The calls the simulator changes; shm_barrier passes.
+    int open(const char* name, sqlite3_file* file, int flags, int* out_flags) override;
+    int delete_file(const char* name, int sync_dir) override;
+    int access(const char* name, int flags, int* result) override;
+    int close(ShimFile& file) override;
+    int read(ShimFile& file, void* buffer, int amount, sqlite3_int64 offset) override;
+    int write(ShimFile& file, const void* data, int amount, sqlite3_int64 offset) override;
+    int truncate(ShimFile& file, sqlite3_int64 size) override;
+    int sync(ShimFile& file, int flags) override;
+    int file_size(ShimFile& file, sqlite3_int64* size) override;
+    int lock(ShimFile& file, int level) override;
+    int unlock(ShimFile& file, int level) override;
+    int check_reserved_lock(ShimFile& file, int* result) override;
+    int file_control(ShimFile& file, int op, void* arg) override;
+    int sector_size(ShimFile& file) override;
+    int device_characteristics(ShimFile& file) override;
+    int shm_map(ShimFile& file, int region, int size, int extend, void volatile** out) override;
+    int shm_lock(ShimFile& file, int offset, int count, int flags) override;
+    int shm_unmap(ShimFile& file, int delete_flag) override;
+    // sync() under the lock; sync() adds the slow disk's delay outside it.
+    int sync_locked(PowercutFile& file, int flags);
+};
 
 }  // namespace outpost::testing
 

@@ -1,12 +1,13 @@
 // Design note: the power-cut VFS.
 //
-// What it is. A sqlite3_vfs registered under its own name on top of the
-// default (unix) VFS. Every file SQLite opens through it is a PowercutFile
-// (powercut_callbacks.cpp) followed in memory by the real unix file, so
-// szOsFile is the sum of the two. Reads, locks and shared memory go straight
-// to the real file. Writes and truncates also go to the real file at once, so
-// the running process behaves normally, and are remembered per file in a
-// PendingFile (pending_file.cpp) until that file's next xSync.
+// What it is. A shim VFS (shim_vfs.h) registered under its own name on top
+// of the default (unix) VFS. Every file SQLite opens through it is a
+// PowercutFile (powercut_impl.h) followed in memory by the real unix file, so
+// szOsFile is the sum of the two. Its hooks (powercut_callbacks.cpp) send
+// reads, locks and shared memory straight to the real file. Writes and
+// truncates also go to the real file at once, so the running process behaves
+// normally, and are remembered per file in a PendingFile (pending_file.cpp)
+// until that file's next xSync.
 //
 // State (all under one mutex):
 //   files    full path -> PendingFile, for the main database, WAL and rollback
@@ -22,8 +23,9 @@
 //   2. Only xSync on a file moves its pending operations into its durable
 //      image; xClose does not (closing flushes nothing to the platters).
 //   3. The io_methods are version 2: there is no xFetch, so SQLite cannot read
-//      through a memory map that would bypass this layer. The shared-memory
-//      methods pass through; the -shm file is never part of the images.
+//      through a memory map that would bypass this layer (the shim layer's
+//      invariant 2). The shared-memory methods pass through; the -shm file is
+//      never part of the images.
 //   4. SQLite is told the simulated device (sector size, powersafe
 //      overwrite) and a cut never does more damage than that device allows.
 //   5. Once off, every read, write, sync, truncate, size, lock, open, access
@@ -127,7 +129,7 @@ std::uint64_t IoCounters::total_syncs() const {
 
 PowercutVfs::Impl::Impl(std::string vfs_name, const PowercutOptions& vfs_options,
                         sqlite3_vfs* real_vfs)
-    : real(real_vfs), name(std::move(vfs_name)), options(vfs_options) {}
+    : ShimVfs(std::move(vfs_name), real_vfs, sizeof(PowercutFile)), options(vfs_options) {}
 
 bool PowercutVfs::Impl::sync_fires(CutTrigger::Kind kind) {
     if (!armed) return false;
@@ -184,30 +186,17 @@ std::unique_ptr<PowercutVfs> PowercutVfs::create(const std::string& name,
         *error = "no default SQLite VFS to wrap";
         return nullptr;
     }
-    if (name.empty() || sqlite3_vfs_find(name.c_str()) != nullptr) {
-        *error = "a VFS named '" + name + "' is already registered (or the name is empty)";
-        return nullptr;
-    }
     auto impl = std::make_unique<Impl>(name, options, real);
-    install_powercut_callbacks(impl->vfs, *real);
-    impl->vfs.pAppData = impl.get();
-    impl->vfs.zName = impl->name.c_str();
-    const int rc = sqlite3_vfs_register(&impl->vfs, /*makeDflt=*/0);
-    if (rc != SQLITE_OK) {
-        *error = std::string("sqlite3_vfs_register failed: ") + sqlite3_errstr(rc);
-        return nullptr;
-    }
+    if (!impl->register_vfs(error)) return nullptr;
     return std::unique_ptr<PowercutVfs>(new PowercutVfs(std::move(impl)));
 }
 
 PowercutVfs::PowercutVfs(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
-PowercutVfs::~PowercutVfs() {
-    sqlite3_vfs_unregister(&impl_->vfs);
-}
+PowercutVfs::~PowercutVfs() = default;  // Impl unregisters the VFS
 
 const std::string& PowercutVfs::name() const {
-    return impl_->name;
+    return impl_->name();
 }
 
 bool PowercutVfs::arm(const CutTrigger& trigger, const CutPolicy& policy) {
