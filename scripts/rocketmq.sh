@@ -37,12 +37,19 @@
 # Secured instances (read by `start`, remembered in DIR/env for the rest):
 #   ROCKETMQ_AUTH=1  the broker authenticates every request and authorizes
 #                    it (ACL 2.0: authenticationEnabled, authorizationEnabled).
-#                    A super user for mqadmin (DIR/home/conf/tools.yml) and
-#                    two normal users made with `mqadmin createUser`:
-#                    outpost_bridge, allowed Pub on every topic
-#                    (`mqadmin createAcl`), and outpost_nopub, denied Pub on
-#                    every topic; env gains ROCKETMQ_ACCESS_KEY=outpost_bridge,
-#                    ROCKETMQ_SECRET_FILE=DIR/bridge.secret,
+#                    A super user for mqadmin (DIR/home/conf/tools.yml); the
+#                    shipped accounts of deploy/rocketmq/outpost-accounts.sh,
+#                    made by that script as shipped: the bridge's (Pub on the
+#                    mapped topics and the quarantine topic) and the
+#                    consumer's (Sub on the alarm topic and its group), and
+#                    the alarm and quarantine topics; and a test user outpost_nopub,
+#                    denied Pub on every topic. env gains
+#                    ROCKETMQ_ACCESS_KEY and ROCKETMQ_SECRET_FILE=DIR/bridge.secret
+#                    (the bridge's), ROCKETMQ_ALARM_TOPIC and
+#                    ROCKETMQ_QUARANTINE_TOPIC (the topics it may write),
+#                    ROCKETMQ_CONSUMER_ACCESS_KEY,
+#                    ROCKETMQ_CONSUMER_SECRET_FILE=DIR/consumer.secret and
+#                    ROCKETMQ_CONSUMER_GROUP (the consumer's),
 #                    ROCKETMQ_NOPUB_ACCESS_KEY=outpost_nopub,
 #                    ROCKETMQ_NOPUB_SECRET_FILE=DIR/nopub.secret, and the super
 #                    user's ROCKETMQ_ADMIN_ACCESS_KEY=outpost_admin and
@@ -72,7 +79,7 @@ die() {
 }
 
 usage() {
-  sed -n '2,55p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,65p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -312,8 +319,19 @@ ROCKETMQ_TLS=${ROCKETMQ_TLS:-0}
 ROCKETMQ_FLUSH_DISK_TYPE=${ROCKETMQ_FLUSH_DISK_TYPE:-ASYNC_FLUSH}
 EOF
   if [[ "${ROCKETMQ_AUTH:-0}" == 1 ]]; then
-    printf 'ROCKETMQ_ACCESS_KEY=outpost_bridge\nROCKETMQ_SECRET_FILE=%s\n' "$dir/bridge.secret" \
-      >>"$dir/env.tmp"
+    local accounts
+    accounts=$(shipped_account_names)
+    (
+      eval "$accounts"
+      read -r -a topics <<<"$OUTPOST_BRIDGE_TOPICS"
+      printf 'ROCKETMQ_ACCESS_KEY=%s\nROCKETMQ_SECRET_FILE=%s\n' "$OUTPOST_BRIDGE_USER" \
+        "$dir/bridge.secret"
+      printf 'ROCKETMQ_ALARM_TOPIC=%s\nROCKETMQ_QUARANTINE_TOPIC=%s\n' "${topics[0]}" \
+        "$OUTPOST_QUARANTINE_TOPIC"
+      printf 'ROCKETMQ_CONSUMER_ACCESS_KEY=%s\nROCKETMQ_CONSUMER_SECRET_FILE=%s\n' \
+        "$OUTPOST_CONSUMER_USER" "$dir/consumer.secret"
+      printf 'ROCKETMQ_CONSUMER_GROUP=%s\n' "$OUTPOST_CONSUMER_GROUP"
+    ) >>"$dir/env.tmp"
     printf 'ROCKETMQ_NOPUB_ACCESS_KEY=outpost_nopub\nROCKETMQ_NOPUB_SECRET_FILE=%s\n' \
       "$dir/nopub.secret" >>"$dir/env.tmp"
     printf 'ROCKETMQ_ADMIN_ACCESS_KEY=outpost_admin\nROCKETMQ_ADMIN_SECRET_FILE=%s\n' \
@@ -367,7 +385,7 @@ cmd_start() {
   if [[ "${ROCKETMQ_AUTH:-0}" == 1 ]]; then
     # The super user mqadmin signs with, and the client user's secret.
     (umask 077 && random_secret >"$dir/admin.secret" && random_secret >"$dir/bridge.secret" &&
-      random_secret >"$dir/nopub.secret")
+      random_secret >"$dir/nopub.secret" && random_secret >"$dir/consumer.secret")
     mkdir -p "$dir/home/conf"
     (umask 077 && printf 'accessKey: outpost_admin\nsecretKey: %s\n' "$(cat "$dir/admin.secret")" \
       >"$dir/home/conf/tools.yml")
@@ -398,20 +416,42 @@ cmd_start() {
   broker_pid=$(cat "$dir/broker.pid")
   write_env "$dir"
   if [[ "${ROCKETMQ_AUTH:-0}" == 1 ]]; then
-    create_client_user "$dir" outpost_bridge "$dir/bridge.secret" Allow
+    create_shipped_accounts "$dir"
     create_client_user "$dir" outpost_nopub "$dir/nopub.secret" Deny
   fi
   echo "rocketmq.sh: name server 127.0.0.1:$namesrv_port, broker 127.0.0.1:$broker_port; env in $dir/env"
 }
 
-# Creates a client user with mqadmin and its ACL: DECISION (Allow or Deny)
-# for Pub on every topic. The broker must be up; it stores users and ACLs in
-# DIR/store/config, so they survive a broker restart.
+accounts_script="$script_dir/../deploy/rocketmq/outpost-accounts.sh"
+
+# The names deploy/rocketmq/outpost-accounts.sh uses (sourceable).
+shipped_account_names() {
+  ROCKETMQ_CLUSTER=OutpostCluster "$accounts_script" names
+}
+
+# Creates the accounts with the shipped script as it is, signing as the
+# super user, then the alarm and quarantine topics the tests use. The broker stores
+# users and ACLs in DIR/store/config, so they survive a broker restart.
+create_shipped_accounts() {
+  local dir=$1 topic out
+  eval "$(shipped_account_names)"
+  MQADMIN="$script_dir/rocketmq.sh admin $dir" ROCKETMQ_CLUSTER=OutpostCluster \
+    "$accounts_script" create "$dir/bridge.secret" "$dir/consumer.secret" ||
+    die "deploy/rocketmq/outpost-accounts.sh could not create the accounts"
+  for topic in "$OUTPOST_CONSUMER_TOPIC" "$OUTPOST_QUARANTINE_TOPIC"; do
+    out=$(cmd_admin "$dir" updateTopic -c OutpostCluster -t "$topic" -r 4 -w 4 2>&1) ||
+      { echo "$out" >&2; die "mqadmin updateTopic $topic failed"; }
+  done
+}
+
+# Creates a test user with mqadmin and its ACL: DECISION (Allow or Deny)
+# for Pub on every topic.
 create_client_user() {
   local dir=$1 user=$2 secret_file=$3 decision=$4 out tries=0
   while ((tries < 10)); do
     out=$(cmd_admin "$dir" createUser -c OutpostCluster -u "$user" \
       -p "$(cat "$secret_file")" -t Normal 2>&1) || true
+    grep -q "create user to .* success" <<<"$out" && break
     if cmd_admin "$dir" getUser -c OutpostCluster -u "$user" 2>/dev/null | grep -q "$user"; then
       break
     fi

@@ -1,13 +1,16 @@
 // Against a RocketMQ that authenticates and authorizes every request
-// (scripts/rocketmq.sh with ROCKETMQ_AUTH=1: ACL 2.0, the client users made
-// with mqadmin createUser / createAcl): signed requests forward; a wrong
-// secret, an access key the broker does not know, and a user denied Pub on
-// the topic are each refused once, hold every alarm unacknowledged, are
-// counted under RocketMQ's response code, and a restart with the right
+// (scripts/rocketmq.sh with ROCKETMQ_AUTH=1: ACL 2.0, the bridge's account
+// made by deploy/rocketmq/outpost-accounts.sh as shipped, Pub on the alarm
+// and quarantine topics only): signed requests forward and quarantine; a
+// wrong secret, an access key the broker does not know, and a user denied
+// Pub on the topic are each refused once, hold every alarm unacknowledged,
+// are counted under RocketMQ's response code, and a restart with the right
 // credentials forwards them all. Checked from outside with mqadmin (as the
-// super user).
+// super user). The consumer's account and the bridge's refusal to consume
+// are tested by the consumer (RocketMqAccessTest).
 #include <sys/stat.h>
 
+#include "bridge/quarantine_message.h"
 #include "secure_rocketmq.h"
 #include "service_probes.h"
 
@@ -35,11 +38,11 @@ void check_refused_then_fixed(const std::string& name, const std::string& access
                               const std::string& secret, const std::vector<std::string>& reasons) {
     TempDir dir;
     Mosquitto broker;
-    const std::string alarms = "it_auth_" + name + "_" + run_id();
+    const std::string alarms = rocketmq_env()["ROCKETMQ_ALARM_TOPIC"];
     const std::string client_id = "bridge-auth-" + name + "-" + run_id();
-    create_rocketmq_topic(alarms, 4);
     nlohmann::json config = with_env_security(
-        bridge_config(broker.uri(), client_id, alarms, alarms + "_q", dir.file("status.json")));
+        bridge_config(broker.uri(), client_id, alarms, rocketmq_env()["ROCKETMQ_QUARANTINE_TOPIC"],
+                      dir.file("status.json")));
     config["rocketmq"]["access_key"] = access_key;
     config["rocketmq"]["secret_file"] = secret_file_with(dir, "refused.secret", secret);
     const int port = free_loopback_port();
@@ -96,20 +99,34 @@ void check_refused_then_fixed(const std::string& name, const std::string& access
 
 }  // namespace
 
-TEST_CASE("with the right access key and secret, alarms reach an authenticating RocketMQ") {
+TEST_CASE("the shipped bridge account forwards alarms to its topic and quarantines to its own") {
     TempDir dir;
     Mosquitto broker;
-    const std::string alarms = "it_auth_ok_" + run_id();
-    create_rocketmq_topic(alarms, 4);
-    BridgeProcess bridge(
-        dir, "bridge",
-        with_env_security(bridge_config(broker.uri(), "bridge-auth-ok-" + run_id(), alarms,
-                                        "it_auth_ok_q_" + run_id(), dir.file("status.json"))));
+    std::map<std::string, std::string>& env = rocketmq_env();
+    const std::string alarms = env["ROCKETMQ_ALARM_TOPIC"];
+    const std::string quarantine = env["ROCKETMQ_QUARANTINE_TOPIC"];
+    BridgeProcess bridge(dir, "bridge",
+                         with_env_security(bridge_config(broker.uri(), "bridge-auth-ok-" + run_id(),
+                                                         alarms, quarantine,
+                                                         dir.file("status.json"))));
     bridge.start();
+    const std::string torn_topic = alarm_topic("gw-torn-" + run_id(), "dev-1");
+    const std::string torn = "{\"eventId\":\"" + new_event_id() + "\",";
+    {
+        GatewayPublisher gateway(broker.uri(), "gw-torn-" + run_id());
+        REQUIRE_NOTHROW(gateway.publish(torn_topic, torn));
+    }
     const std::vector<GatewayEvent> events = make_events(2, 3, 4);  // 24 events
     forward_and_wait(broker, bridge, events, events.size());
     const std::set<std::string> ids = ids_of(events);
     CHECK(missing_keys(messages_with_keys(alarms, ids), ids).empty());
+    const bool quarantined = wait_until(
+        [&] { return bridge.status()["quarantined"].value("total", 0u) == 1; },
+        std::chrono::seconds(30));
+    INFO("status: " << bridge.status().dump() << " | bridge log: " << bridge.log());
+    REQUIRE(quarantined);
+    const std::string key = outpost::bridge::quarantine_key(torn_topic, torn);
+    CHECK(missing_keys(messages_with_keys(quarantine, {key}), {key}).empty());
     CHECK(bridge.status()["rocketmq_errors"]["total"] == 0);
 }
 
