@@ -1,7 +1,7 @@
 // Supervise a child process: the one home for "a service runs part of its
 // work in a process of its own and keeps it running". Used by outpostd for
 // outpost-telemetry (daemon/telemetry_supervisor.h) and by outpost-bridge
-// for its session processes (bridge/session_processes.h).
+// for its session processes (bridge/processes/session_processes.h).
 //
 // Promises:
 //  - start() spawns the process and returns once it wrote its first report

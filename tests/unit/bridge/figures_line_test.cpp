@@ -1,7 +1,7 @@
-// A session process's report line (src/bridge/figures_line.h) carries every
+// A session process's report line (src/bridge/processes/figures_line.h) carries every
 // figure its supervisor sums, latencies bucket by bucket, and anything else
 // on the pipe is refused rather than misread.
-#include "bridge/figures_line.h"
+#include "bridge/processes/figures_line.h"
 
 #include <catch2/catch.hpp>
 
