@@ -2,11 +2,11 @@
 // session on a shared subscription, whose message callback runs Delivery
 // and so acknowledges a message only after RocketMQ stored it. The design
 // note (why this is safe, what happens in outages and at shutdown) is at
-// the top of mqtt_session.cpp. Paho's types stay inside that file.
+// the top of mqtt_session.cpp. Paho's types stay inside the session's own
+// files (paho_session.h and the .cpp files that include it).
 #ifndef OUTPOST_BRIDGE_MQTT_MQTT_SESSION_H
 #define OUTPOST_BRIDGE_MQTT_MQTT_SESSION_H
 
-#include <chrono>
 #include <memory>
 
 #include "bridge/config.h"
@@ -42,37 +42,15 @@ class MqttSession {
     virtual SessionEnd run() = 0;
 };
 
-// What a session is for.
-enum class SessionRole {
-    // One of the mqtt.sessions of the group: subscribed, runs until the stop.
-    kLive,
-    // A client id of mqtt.retired_sessions (config.h): run() connects it
-    // with clean_start=false; without a session at the broker it disconnects
-    // at once, else it UNSUBSCRIBEs (no new messages join its queue),
-    // forwards what the session held exactly as a live session does, and
-    // once nothing arrived for kRetiredQuiet (counted while paho's receive
-    // thread was not inside any callback) with nothing in hand it ends
-    // the session (reconnects with clean start and Session Expiry 0) and
-    // returns kClean without a stop. Stopped before that, the session stays
-    // (unsubscribed) and the next start drains it again. It never touches
-    // the mqtt_connected figures (those are the live sessions'); it reports
-    // its RetiredState (bridge_stats.h) instead.
-    kRetired,
-};
-
-// How long a retired session must be quiet before it is ended. The broker
-// sends a session's queued messages as soon as the connection is up and
-// the next one as each is acknowledged, so a gap this long means empty.
-constexpr std::chrono::seconds kRetiredQuiet{2};
-
-// Creates the client (MQTT v5, no client-side persistence) and registers
-// its callbacks; does not connect. `config` is copied; `delivery`, `stats`
-// and `stop` are borrowed and must outlive the session. Errors: kInvalidArgument when
-// paho refuses the URI or client id.
+// A live session: one of the mqtt.sessions of the group, subscribed to the
+// shared subscription, running until the stop (a retired one is
+// retired_session.h's). Creates the client (MQTT v5, no client-side
+// persistence) and registers its callbacks; does not connect. `config` is
+// copied; `delivery`, `stats` and `stop` are borrowed and must outlive the
+// session. Errors: kInvalidArgument when paho refuses the URI or client id.
 Result<std::unique_ptr<MqttSession>> make_mqtt_session(const BridgeConfig& config,
                                                        Delivery& delivery, BridgeStats& stats,
-                                                       const StopSignal& stop,
-                                                       SessionRole role = SessionRole::kLive);
+                                                       const StopSignal& stop);
 
 }  // namespace outpost::bridge
 

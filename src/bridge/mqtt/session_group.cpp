@@ -10,17 +10,19 @@ namespace outpost::bridge {
 Result<std::unique_ptr<SessionGroup>> SessionGroup::create(
     const BridgeConfig& config, const std::vector<std::string>& retired_ids, Delivery& delivery,
     BridgeStats& stats, const StopSignal& stop) {
-    std::vector<std::pair<std::string, SessionRole>> ids;
+    using MakeSession = Result<std::unique_ptr<MqttSession>> (*)(const BridgeConfig&, Delivery&,
+                                                                 BridgeStats&, const StopSignal&);
+    std::vector<std::pair<std::string, MakeSession>> ids;
     for (int index = 0; index < config.mqtt.sessions; ++index) {
         ids.emplace_back(session_client_id(config.mqtt.endpoint.client_id, index),
-                         SessionRole::kLive);
+                         make_mqtt_session);
     }
-    for (const std::string& id : retired_ids) ids.emplace_back(id, SessionRole::kRetired);
+    for (const std::string& id : retired_ids) ids.emplace_back(id, make_retired_session);
     std::vector<std::unique_ptr<MqttSession>> sessions;
-    for (const auto& [id, role] : ids) {
+    for (const auto& [id, make] : ids) {
         BridgeConfig own = config;
         own.mqtt.endpoint.client_id = id;
-        auto session = make_mqtt_session(own, delivery, stats, stop, role);
+        auto session = make(own, delivery, stats, stop);
         if (!session.is_ok()) return session.status();
         sessions.push_back(std::move(session).value());
     }
@@ -47,7 +49,7 @@ void SessionGroup::start(std::function<void()> on_end) {
                 ends_.push_back(end);
                 ended_.notify_all();
             }
-            // A retired session ending clean has done its work (mqtt_session.h).
+            // A retired session ending clean has done its work (retired_session.h).
             if (on_end && !(retired && end == SessionEnd::kClean)) on_end();
         });
     }

@@ -25,6 +25,7 @@
 #include "bridge/config.h"
 #include "bridge/delivery.h"
 #include "bridge/mqtt/mqtt_session.h"
+#include "bridge/mqtt/retired_session.h"
 #include "bridge/ops/bridge_stats.h"
 #include "bridge/stop_signal.h"
 #include "outpost/status.h"
@@ -33,11 +34,11 @@ namespace outpost::bridge {
 
 class SessionGroup final {
   public:
-    // Creates config.mqtt.sessions sessions (make_mqtt_session) and one
-    // SessionRole::kRetired session per id of `retired_ids` (each drains and
-    // ends that id's broker session, then its thread ends: that end is not
-    // reported to `on_end` unless it is not kClean); does not connect. Same
-    // errors as make_mqtt_session. `delivery`, `stats` and `stop` are
+    // Creates config.mqtt.sessions live sessions (make_mqtt_session) and one
+    // retired session (make_retired_session) per id of `retired_ids` (each
+    // drains and ends that id's broker session, then its thread ends: that
+    // end is not reported to `on_end` unless it is not kClean); does not
+    // connect. Same errors as make_mqtt_session. `delivery`, `stats` and `stop` are
     // borrowed and must outlive the group.
     static Result<std::unique_ptr<SessionGroup>> create(const BridgeConfig& config,
                                                         const std::vector<std::string>& retired_ids,

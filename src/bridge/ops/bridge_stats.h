@@ -60,9 +60,9 @@ struct ReceiptFigures {
     std::int64_t rejections_offered = 0;  // negative receipts (quarantined events answered)
 };
 
-// Where a retired session (mqtt_session.h, SessionRole::kRetired) is, so
-// that an operator who lowered mqtt.sessions can see when the sessions left
-// behind at the broker are gone, and which one is stuck.
+// Where a retired session (bridge/mqtt/retired_session.h) is, so that an
+// operator who lowered mqtt.sessions can see when the sessions left behind
+// at the broker are gone, and which one is stuck.
 enum class RetiredState {
     kWaiting,   // not connected (yet, or again after a loss): nothing known
     kDraining,  // connected to its session at the broker, forwarding what it held
