@@ -1,13 +1,8 @@
 #include "bridge/processes/figures_line.h"
 
-#include <nlohmann/json.hpp>
+#include "common/child_report.h"
 
 namespace outpost::bridge {
-namespace {
-
-constexpr std::string_view kPrefix = "B ";
-
-}  // namespace
 
 std::string format_figures_line(const BridgeFigures& figures) {
     nlohmann::json line = {{"received", figures.received},
@@ -35,14 +30,13 @@ std::string format_figures_line(const BridgeFigures& figures) {
         line["receipts"] = {r.ids_offered,     r.ids_sent, r.ids_dropped, r.messages_sent,
                             r.messages_failed, r.acked,    r.ack_failed, r.rejections_offered};
     }
-    return std::string(kPrefix) +
-           line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    return format_child_report(kBridgeSessionReport, line);
 }
 
 std::optional<BridgeFigures> parse_figures_line(std::string_view line) {
-    if (line.substr(0, kPrefix.size()) != kPrefix) return std::nullopt;
-    const nlohmann::json in = nlohmann::json::parse(line.substr(kPrefix.size()), nullptr, false);
-    if (!in.is_object()) return std::nullopt;
+    const std::optional<nlohmann::json> report = parse_child_report(kBridgeSessionReport, line);
+    if (!report) return std::nullopt;
+    const nlohmann::json& in = *report;
     try {
         BridgeFigures figures;
         figures.received = in.at("received").get<std::uint64_t>();

@@ -1,11 +1,11 @@
 // How a session process (session_processes.h) reports its figures to the
-// bridge process that supervises it: one line per report on a pipe,
+// bridge process that supervises it: a child report of kind
+// kBridgeSessionReport (common/child_report.h),
 //
 //     B {"received":..,"forwarded":..,...,"latency":{"sum_us":..,"buckets":[[i,n],..]}}\n
 //
 // a whole snapshot of BridgeFigures since that process started (counters
-// only grow within one life), so the reader keeps only the latest. Not a
-// public format: both ends are the same binary.
+// only grow within one life), so the reader keeps only the latest.
 #ifndef OUTPOST_BRIDGE_PROCESSES_FIGURES_LINE_H
 #define OUTPOST_BRIDGE_PROCESSES_FIGURES_LINE_H
 

@@ -3,10 +3,10 @@
 #include <pthread.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <cstdlib>
 
 #include "bridge/processes/figures_line.h"
+#include "common/child_report.h"
 
 namespace outpost::bridge {
 namespace {
@@ -83,17 +83,10 @@ void FiguresPipe::report() {
     const std::string line = format_figures_line(source_.figures());
     std::lock_guard<std::mutex> lock(write_mutex_);
     if (broken_) return;
-    std::size_t done = 0;
-    while (done < line.size()) {
-        const ssize_t n = ::write(fd_, line.data() + done, line.size() - done);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) {
-            broken_ = true;
-            stop_.request_stop();
-            if (on_broken_) on_broken_();
-            return;
-        }
-        done += static_cast<std::size_t>(n);
+    if (!write_child_report(fd_, line)) {
+        broken_ = true;
+        stop_.request_stop();
+        if (on_broken_) on_broken_();
     }
 }
 
