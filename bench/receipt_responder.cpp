@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "bridge/config.h"
-#include "bridge/receipt_batcher.h"
-#include "bridge/receipt_sender.h"
+#include "bridge/mqtt/receipt_batcher.h"
+#include "bridge/mqtt/receipt_sender.h"
 #include "common/receipt_contract.h"
 #include "paho/client_setup.h"
 

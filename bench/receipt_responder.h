@@ -3,7 +3,7 @@
 // does: paho runs one receive thread per process, which the publisher under
 // test must not share), subscribes to every gateway's alarm topics, and
 // hands each eventId to the bridge's own ReceiptBatcher and
-// MqttReceiptSender (src/bridge/receipt_batcher.h, receipt_sender.h), which
+// MqttReceiptSender (src/bridge/mqtt/receipt_batcher.h, receipt_sender.h), which
 // batch and publish receipts under common/receipt_contract.h. Nothing of the
 // receipt contract or the batching is written again here.
 //

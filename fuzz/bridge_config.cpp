@@ -14,7 +14,7 @@
 
 #include "bridge/config.h"
 #include "bridge/delivery.h"
-#include "bridge/topic_filter.h"
+#include "bridge/mqtt/topic_filter.h"
 #include "common/text_checks.h"
 #include "config_round_trip.h"
 #include "fuzz_check.h"

@@ -24,8 +24,8 @@
 
 #include "bridge/config.h"
 #include "bridge/delivery.h"
-#include "bridge/tag_template.h"
-#include "bridge/topic_filter.h"
+#include "bridge/mqtt/topic_filter.h"
+#include "bridge/rocketmq/tag_template.h"
 #include "common/envelope_document.h"
 #include "common/strict_json.h"
 #include "fuzz_check.h"

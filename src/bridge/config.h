@@ -173,7 +173,7 @@ struct StatusConfig {
     bool log_to_stderr = true;  // also one JSON line per interval on stderr
 };
 
-// The Prometheus endpoint (bridge/metrics.h), as outpostd's.
+// The Prometheus endpoint (bridge/ops/metrics.h), as outpostd's.
 struct MetricsConfig {
     // "host:port" of GET /metrics; "" (the default) turns it off. Port 0
     // picks a free port (logged).

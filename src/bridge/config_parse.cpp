@@ -7,8 +7,8 @@
 #include <string>
 
 #include "bridge/config.h"
-#include "bridge/tag_template.h"
-#include "bridge/topic_filter.h"
+#include "bridge/mqtt/topic_filter.h"
+#include "bridge/rocketmq/tag_template.h"
 #include "common/json_object_reader.h"
 #include "common/listen_address.h"
 #include "common/mqtt_endpoint_reader.h"

@@ -6,8 +6,8 @@
 #include <variant>
 
 #include "bridge/envelope_check.h"
-#include "bridge/quarantine_message.h"
-#include "bridge/topic_filter.h"
+#include "bridge/mqtt/topic_filter.h"
+#include "bridge/rocketmq/quarantine_message.h"
 #include "common/backoff.h"
 #include "common/fault_point.h"
 #include "common/receipt_contract.h"

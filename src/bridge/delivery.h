@@ -26,16 +26,16 @@
 #include <string>
 #include <vector>
 
-#include "bridge/bridge_stats.h"
 #include "bridge/config.h"
 #include "bridge/gateway_budget.h"
-#include "bridge/inbound_message.h"
 #include "bridge/message_sink.h"
+#include "bridge/mqtt/inbound_message.h"
+#include "bridge/mqtt/receipt_batcher.h"
+#include "bridge/ops/bridge_stats.h"
 #include "bridge/quarantine_reason.h"
-#include "bridge/receipt_batcher.h"
 #include "bridge/recent_event_ids.h"
+#include "bridge/rocketmq/tag_template.h"
 #include "bridge/stop_signal.h"
-#include "bridge/tag_template.h"
 #include "outpost/status.h"
 
 namespace outpost::bridge {

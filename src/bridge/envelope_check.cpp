@@ -4,7 +4,7 @@
 #include <optional>
 #include <vector>
 
-#include "bridge/topic_filter.h"
+#include "bridge/mqtt/topic_filter.h"
 #include "common/envelope_document.h"
 #include "common/strict_json.h"
 #include "common/text_checks.h"

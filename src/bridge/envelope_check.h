@@ -19,7 +19,7 @@
 #include <variant>
 
 #include "bridge/config.h"
-#include "bridge/inbound_message.h"
+#include "bridge/mqtt/inbound_message.h"
 #include "bridge/quarantine_reason.h"
 
 namespace outpost::bridge {

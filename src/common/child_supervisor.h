@@ -1,16 +1,16 @@
 // Supervise a child process: the one home for "a service runs part of its
 // work in a process of its own and keeps it running". Used by outpostd for
 // outpost-telemetry (daemon/telemetry_supervisor.h) and by outpost-bridge
-// for its session processes (bridge/session_processes.h).
+// for its session processes (bridge/processes/session_processes.h).
 //
 // Promises:
 //  - start() spawns the process and returns once it wrote its first report
 //    line (on_report returned true) or failed: a child that cannot start
 //    makes the service's start fail.
-//  - The child writes one report line ("...\n") at a time to the file
-//    descriptor named by the two arguments the supervisor appends to the
-//    command, "--stats-fd" "3"; everything else (its log) goes to the
-//    service's stderr, inherited. Each line reaches on_report.
+//  - The child writes one report line (common/child_report.h) at a time to
+//    the file descriptor named by the two arguments the supervisor appends
+//    to the command, "--stats-fd" "3"; everything else (its log) goes to
+//    the service's stderr, inherited. Each line reaches on_report.
 //  - When the child dies later (a crash, a kill) on_exit is called and it
 //    is started again after a pause from the one backoff policy
 //    (common/backoff.h): capped exponential with jitter, counted from

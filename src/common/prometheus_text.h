@@ -1,7 +1,7 @@
 // The Prometheus text exposition format (0.0.4), as every Outpost program
 // writes it: each family with # HELP and # TYPE, names outpost_*, units in
 // the name (seconds, bytes), counters ending in _total, label values escaped.
-// outpostd (daemon/prometheus.cpp) and outpost-bridge (bridge/metrics.cpp)
+// outpostd (daemon/prometheus.cpp) and outpost-bridge (bridge/ops/metrics.cpp)
 // choose their families; this class only spells them.
 #ifndef OUTPOST_COMMON_PROMETHEUS_TEXT_H
 #define OUTPOST_COMMON_PROMETHEUS_TEXT_H

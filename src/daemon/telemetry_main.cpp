@@ -16,12 +16,12 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 
+#include "common/child_report.h"
 #include "common/service_log.h"
 #include "common/stop_signals.h"
 #include "daemon/config.h"
@@ -40,15 +40,7 @@ constexpr std::chrono::milliseconds kReportInterval{250};
 
 // Writes the whole line; false when the pipe is gone.
 bool report(int fd, const TelemetryStats& stats) {
-    const std::string line = format_telemetry_stats(stats);
-    size_t done = 0;
-    while (done < line.size()) {
-        const ssize_t n = ::write(fd, line.data() + done, line.size() - done);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return false;
-        done += static_cast<size_t>(n);
-    }
-    return true;
+    return write_child_report(fd, format_telemetry_stats(stats));
 }
 
 int usage() {

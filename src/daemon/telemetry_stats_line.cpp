@@ -1,40 +1,50 @@
 #include "daemon/telemetry_stats_line.h"
 
-#include <cinttypes>
-#include <cstdio>
+#include <cstdint>
+
+#include "common/child_report.h"
 
 namespace outpost::daemon {
 
 std::string format_telemetry_stats(const TelemetryStats& stats) {
-    char numbers[256];
-    std::snprintf(numbers, sizeof numbers,
-                  "T %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
-                  " %" PRIu64 " %" PRIu64 " %zu %d %" PRIu64 " ",
-                  stats.offered, stats.published, stats.coalesced, stats.dropped_ring_full,
-                  stats.dropped_oversize, stats.dropped_invalid, stats.dropped_disconnected,
-                  stats.datagrams, stats.ring_depth, stats.connected ? 1 : 0, stats.reconnects);
-    std::string line = numbers;
-    for (char c : stats.last_error) line += (c == '\n' || c == '\r') ? ' ' : c;
-    line += '\n';
-    return line;
+    std::string last_error;
+    for (char c : stats.last_error) last_error += (c == '\n' || c == '\r') ? ' ' : c;
+    const nlohmann::json report = {{"offered", stats.offered},
+                                   {"published", stats.published},
+                                   {"coalesced", stats.coalesced},
+                                   {"ring_full", stats.dropped_ring_full},
+                                   {"oversize", stats.dropped_oversize},
+                                   {"invalid", stats.dropped_invalid},
+                                   {"disconnected", stats.dropped_disconnected},
+                                   {"datagrams", stats.datagrams},
+                                   {"ring_depth", stats.ring_depth},
+                                   {"connected", stats.connected},
+                                   {"reconnects", stats.reconnects},
+                                   {"last_error", last_error}};
+    return format_child_report(kTelemetryReport, report);
 }
 
 std::optional<TelemetryStats> parse_telemetry_stats(std::string_view line) {
-    const std::string text(line);
-    TelemetryStats stats;
-    int connected = 0;
-    int consumed = 0;
-    const int fields =
-        std::sscanf(text.c_str(),
-                    "T %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64
-                    " %" SCNu64 " %" SCNu64 " %zu %d %" SCNu64 " %n",
-                    &stats.offered, &stats.published, &stats.coalesced, &stats.dropped_ring_full,
-                    &stats.dropped_oversize, &stats.dropped_invalid, &stats.dropped_disconnected,
-                    &stats.datagrams, &stats.ring_depth, &connected, &stats.reconnects, &consumed);
-    if (fields != 11 || consumed <= 0) return std::nullopt;
-    stats.connected = connected != 0;
-    stats.last_error = text.substr(static_cast<size_t>(consumed));
-    return stats;
+    const std::optional<nlohmann::json> in = parse_child_report(kTelemetryReport, line);
+    if (!in) return std::nullopt;
+    try {
+        TelemetryStats stats;
+        stats.offered = in->at("offered").get<std::uint64_t>();
+        stats.published = in->at("published").get<std::uint64_t>();
+        stats.coalesced = in->at("coalesced").get<std::uint64_t>();
+        stats.dropped_ring_full = in->at("ring_full").get<std::uint64_t>();
+        stats.dropped_oversize = in->at("oversize").get<std::uint64_t>();
+        stats.dropped_invalid = in->at("invalid").get<std::uint64_t>();
+        stats.dropped_disconnected = in->at("disconnected").get<std::uint64_t>();
+        stats.datagrams = in->at("datagrams").get<std::uint64_t>();
+        stats.ring_depth = in->at("ring_depth").get<std::size_t>();
+        stats.connected = in->at("connected").get<bool>();
+        stats.reconnects = in->at("reconnects").get<std::uint64_t>();
+        stats.last_error = in->at("last_error").get<std::string>();
+        return stats;
+    } catch (const nlohmann::json::exception&) {
+        return std::nullopt;
+    }
 }
 
 }  // namespace outpost::daemon

@@ -1,6 +1,6 @@
 // The one home of paho client set-up: the alarm publisher
 // (publish/paho_link.cpp), the telemetry lane (telemetry/mqtt_sender.cpp)
-// and the bridge (bridge/mqtt_session.cpp) create their clients, connect and
+// and the bridge (bridge/mqtt/mqtt_session.cpp) create their clients, connect and
 // read CONNACK here, so the settings whose defaults
 // silently break a guarantee are fixed once (each fact below was checked
 // against paho C 1.3.12 and paho-mqtt-cpp 1.2.0, Debian 12's versions):

@@ -15,7 +15,7 @@ of docs/reference/outpostctl.md's "## Commands" section, and every option
 (`--name`) the help texts name with those the page names.
 
 Metric families: reads every "outpost_..." name in the code that renders the
-metrics (src/daemon/prometheus.cpp, src/bridge/metrics.cpp) and compares them
+metrics (src/daemon/prometheus.cpp, src/bridge/ops/metrics.cpp) and compares them
 with the families in the tables of docs/reference/metrics.md.
 
 Fails, listing them, on a key or family the program has that its page lacks,
@@ -45,7 +45,7 @@ OUTPOSTCTL_PAGE = "outpostctl.md"
 
 # The files whose string literals name every metric family, and the page.
 METRIC_SOURCES = [os.path.join("src", "daemon", "prometheus.cpp"),
-                  os.path.join("src", "bridge", "metrics.cpp")]
+                  os.path.join("src", "bridge", "ops", "metrics.cpp")]
 METRICS_PAGE = "metrics.md"
 
 def configuration_block(help_text):

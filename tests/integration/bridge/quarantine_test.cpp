@@ -1,7 +1,7 @@
 // The bad-input corpus, published over MQTT, lands in the quarantine topic
 // with its reason (TAGS and the OUTPOST_REASON property), is acknowledged so
 // it does not loop, and the bridge keeps forwarding valid alarms.
-#include "bridge/quarantine_message.h"
+#include "bridge/rocketmq/quarantine_message.h"
 #include "bridge_harness.h"
 
 using namespace outpost::testing;

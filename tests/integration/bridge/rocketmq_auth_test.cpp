@@ -10,7 +10,7 @@
 // are tested by the consumer (RocketMqAccessTest).
 #include <sys/stat.h>
 
-#include "bridge/quarantine_message.h"
+#include "bridge/rocketmq/quarantine_message.h"
 #include "secure_rocketmq.h"
 #include "service_probes.h"
 

@@ -1,5 +1,5 @@
 // A bridge with three sessions runs them in three session processes
-// (src/bridge/session_processes.h). One of them SIGKILLed in the middle of
+// (src/bridge/processes/session_processes.h). One of them SIGKILLed in the middle of
 // a stream is started again by the bridge process with the same client id,
 // so its persistent session, and what it held unacknowledged, are still
 // there: every event reaches RocketMQ, the broker records exactly one

@@ -26,7 +26,7 @@
 #include <string>
 #include <thread>
 
-#include "bridge/receipt_sender.h"
+#include "bridge/mqtt/receipt_sender.h"
 #include "eventually.h"
 #include "mosquitto_fixture.h"
 #include "paho/client_setup.h"

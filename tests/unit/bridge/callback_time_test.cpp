@@ -1,8 +1,8 @@
-// A retired session's quiet rule (src/bridge/callback_time.h; bridge
+// A retired session's quiet rule (src/bridge/mqtt/callback_time.h; bridge
 // invariant 7): only time in which paho's receive thread was free of every
 // callback counts as quiet, so a session whose messages wait behind a held
 // callback is never taken for drained. Times are given, not slept.
-#include "bridge/callback_time.h"
+#include "bridge/mqtt/callback_time.h"
 
 #include <catch2/catch.hpp>
 

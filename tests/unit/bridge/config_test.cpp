@@ -1,8 +1,8 @@
 // The bridge configuration: a valid file parses with its defaults, and every
 // mistake is reported with the path of the field that holds it.
 #include "bridge/config.h"
-#include "bridge/session_child.h"
-#include "bridge/weakened_security.h"
+#include "bridge/ops/weakened_security.h"
+#include "bridge/processes/session_child.h"
 #include "common/transport_security.h"
 
 #include <catch2/catch.hpp>

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "bridge/delivery.h"
-#include "bridge/receipt_batcher.h"
+#include "bridge/mqtt/receipt_batcher.h"
 #include "common/receipt_contract.h"
 #include "sample_envelope.h"
 

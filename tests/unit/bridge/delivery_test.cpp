@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "bridge/quarantine_message.h"
+#include "bridge/rocketmq/quarantine_message.h"
 #include "sample_envelope.h"
 
 using namespace outpost::bridge;

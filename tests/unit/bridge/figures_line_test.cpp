@@ -1,7 +1,7 @@
-// A session process's report line (src/bridge/figures_line.h) carries every
+// A session process's report line (src/bridge/processes/figures_line.h) carries every
 // figure its supervisor sums, latencies bucket by bucket, and anything else
 // on the pipe is refused rather than misread.
-#include "bridge/figures_line.h"
+#include "bridge/processes/figures_line.h"
 
 #include <catch2/catch.hpp>
 
@@ -91,6 +91,8 @@ TEST_CASE("lines that are not reports are refused") {
     CHECK_FALSE(parse_figures_line("B {not json").has_value());
     CHECK_FALSE(parse_figures_line("B {\"received\":1}").has_value());
     CHECK_FALSE(parse_figures_line("T 1 2 3 4 5 6 7 8 9 1 0 ").has_value());
+    // A report of another kind, with fields a bridge report also has.
+    CHECK_FALSE(parse_figures_line(R"(T {"received":1,"forwarded":1})").has_value());
 }
 
 TEST_CASE("a report naming a retired session state this bridge does not know is refused") {

@@ -1,5 +1,5 @@
 // Send latency percentiles in fixed memory.
-#include "bridge/latency_histogram.h"
+#include "bridge/ops/latency_histogram.h"
 
 #include <catch2/catch.hpp>
 

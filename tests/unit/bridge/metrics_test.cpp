@@ -2,7 +2,7 @@
 // known events: the counters, one series per quarantine reason and per
 // MQTT session, retired sessions by state, and a histogram whose buckets
 // agree with what was recorded.
-#include "bridge/metrics.h"
+#include "bridge/ops/metrics.h"
 
 #include <catch2/catch.hpp>
 #include <chrono>
@@ -11,7 +11,7 @@
 #include <sstream>
 #include <string>
 
-#include "bridge/bridge_stats.h"
+#include "bridge/ops/bridge_stats.h"
 
 using namespace outpost::bridge;
 using std::chrono::microseconds;

@@ -2,7 +2,7 @@
 // topic, sent when a batch is full or its oldest entry waited flush_ms (ids
 // and rejections in messages of their own), and a sender that fails only
 // costs counted, dropped receipts.
-#include "bridge/receipt_batcher.h"
+#include "bridge/mqtt/receipt_batcher.h"
 
 #include <catch2/catch.hpp>
 #include <chrono>

@@ -1,6 +1,6 @@
 // RocketMQ credentials and TLS files: the secret only from a file that not
 // every user can read, and TLS files checked at start (parsing: config_test).
-#include "bridge/rocketmq_security.h"
+#include "bridge/rocketmq/rocketmq_security.h"
 
 #include <sys/stat.h>
 

@@ -1,8 +1,8 @@
-// The watchdog's rule (bridge/stall_detector.h): stalled only when a message
+// The watchdog's rule (bridge/ops/stall_detector.h): stalled only when a message
 // is in hand and neither a SEND_OK nor a RocketMQ answer came for longer than
 // the limit; idle and RocketMQ outages are not stalls. The time points are
 // inputs of the pure rule, not a clock.
-#include "bridge/stall_detector.h"
+#include "bridge/ops/stall_detector.h"
 
 #include <catch2/catch.hpp>
 #include <chrono>

@@ -13,7 +13,7 @@
 #include <variant>
 
 #include "bridge/envelope_check.h"
-#include "bridge/tag_template.h"
+#include "bridge/rocketmq/tag_template.h"
 #include "common/text_checks.h"
 #include "common/uuid.h"
 #include "golden_cases.h"

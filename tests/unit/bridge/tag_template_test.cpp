@@ -1,5 +1,5 @@
 // Tags come from configuration templates over the envelope.
-#include "bridge/tag_template.h"
+#include "bridge/rocketmq/tag_template.h"
 
 #include <catch2/catch.hpp>
 

@@ -1,5 +1,5 @@
 // MQTT filter matching for mapping rules (MQTT v5 section 4.7).
-#include "bridge/topic_filter.h"
+#include "bridge/mqtt/topic_filter.h"
 
 #include <catch2/catch.hpp>
 

@@ -1,6 +1,7 @@
 // The telemetry process's report line (src/daemon/telemetry_stats_line.h):
 // what outpostd's metrics know of the lane comes through it.
 #include <catch2/catch.hpp>
+#include <string>
 
 #include "daemon/telemetry_stats_line.h"
 
@@ -42,8 +43,19 @@ TEST_CASE("a report line carries every counter and the last error, on one line")
 }
 
 TEST_CASE("a line that is not a whole report is refused") {
+    const std::string whole =
+        R"({"offered":1,"published":2,"coalesced":3,"ring_full":4,"oversize":5,"invalid":6,)"
+        R"("disconnected":7,"datagrams":8,"ring_depth":9,"connected":false,"reconnects":10,)"
+        R"("last_error":""})";
     CHECK_FALSE(parse_telemetry_stats("").has_value());
-    CHECK_FALSE(parse_telemetry_stats("T 1 2 3").has_value());
-    CHECK_FALSE(parse_telemetry_stats("X 1 2 3 4 5 6 7 8 9 1 10 ").has_value());
-    CHECK(parse_telemetry_stats("T 1 2 3 4 5 6 7 8 9 0 10 ").has_value());
+    CHECK_FALSE(
+        parse_telemetry_stats(R"(T {"offered":1,"published":2,"coalesced":3})").has_value());
+    CHECK_FALSE(parse_telemetry_stats("X " + whole).has_value());
+    CHECK_FALSE(parse_telemetry_stats("B " + whole).has_value());
+    CHECK_FALSE(parse_telemetry_stats("T " + whole.substr(0, whole.size() - 1)).has_value());
+    std::string wrong_type = whole;
+    wrong_type.replace(wrong_type.find("\"offered\":1"), 11, "\"offered\":\"1\"");
+    CHECK_FALSE(parse_telemetry_stats("T " + wrong_type).has_value());
+    CHECK_FALSE(parse_telemetry_stats("T 1 2 3 4 5 6 7 8 9 0 10 ").has_value());
+    CHECK(parse_telemetry_stats("T " + whole).has_value());
 }
