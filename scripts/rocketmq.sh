@@ -9,8 +9,10 @@
 #                                          their config, stores and logs under DIR; returns
 #                                          once both printed their "boot success" line
 #   scripts/rocketmq.sh stop DIR           SIGTERM both, wait, SIGKILL after a grace period
-#   scripts/rocketmq.sh stop-broker DIR    stop only the broker (fault tests)
-#   scripts/rocketmq.sh start-broker DIR   start the broker again on the same port
+#   scripts/rocketmq.sh stop-broker DIR [a|b]   stop only that broker (fault tests;
+#                                          default a, the only one unless ROCKETMQ_BROKERS=2)
+#   scripts/rocketmq.sh kill-broker DIR [a|b]   SIGKILL only that broker, wait until it is gone
+#   scripts/rocketmq.sh start-broker DIR [a|b]  start that broker again on the same port
 #   scripts/rocketmq.sh admin DIR ARGS...  run mqadmin against that name server, e.g.
 #                                          admin DIR queryMsgByKey -t TOPIC -k KEY
 #
@@ -22,6 +24,17 @@
 #   ROCKETMQ_SCRIPT=/path/to/this/rocketmq.sh  (tools that run mqadmin find it here)
 #   ROCKETMQ_FLUSH_DISK_TYPE=ASYNC_FLUSH|SYNC_FLUSH  the broker's flushDiskType
 #                                 (start-broker keeps it)
+#
+# Two broker groups (ROCKETMQ_BROKERS=2, read by `start`, remembered in
+# DIR/env): a second master, brokerName outpost-broker-b, in the same cluster
+# (OutpostCluster) and under the same name server, with its config, store and
+# logs under DIR/b; every JVM then runs with half the heap. env gains
+#   ROCKETMQ_BROKERS=2
+#   BROKER_NAME=outpost-broker-a  BROKER_B_NAME=outpost-broker-b
+#   BROKER_B_ADDR=127.0.0.1:PORT  BROKER_B_PID=...
+# The script creates no topic on its own (ROCKETMQ_AUTH=1 aside, which
+# creates its topics on the cluster, so on both): a test creates its topics
+# on both brokers for the route to have write queues on both.
 # Test runners export OUTPOST_ROCKETMQ_ENV=DIR/env; the RocketMQ integration
 # tests skip (exit 77) when it is unset.
 #
@@ -72,6 +85,9 @@ java_bin=${JAVA:-java}
 start_timeout=${ROCKETMQ_START_TIMEOUT:-180}
 stop_timeout=${ROCKETMQ_STOP_TIMEOUT:-30}
 jvm_memory=(-Xms256m -Xmx512m -XX:MaxDirectMemorySize=512m)
+# Broker groups: 1, or 2 (ROCKETMQ_BROKERS=2); `start` reads it, the other
+# commands take it from DIR/env.
+brokers=${ROCKETMQ_BROKERS:-1}
 
 die() {
   echo "rocketmq.sh: $*" >&2
@@ -79,7 +95,7 @@ die() {
 }
 
 usage() {
-  sed -n '2,65p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,78p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -193,18 +209,20 @@ random_secret() {
 }
 
 # Starts one JVM in its own session so it outlives the calling shell; prints its pid.
+# HOME_DIR is its user.home and ROCKETMQ_HOME (its logs go there): DIR/home, or
+# DIR/b/home for the second broker.
 launch() {
-  local dir=$1 out=$2 main=$3
-  shift 3
+  local dir=$1 home=$2 out=$3 main=$4
+  shift 4
   : >"$out"
   local tls_flags
   # shellcheck disable=SC2207
   tls_flags=($(tls_jvm_flags "$dir" server))
   (
     cd "$dir"
-    export ROCKETMQ_HOME="$dir/home"
+    export ROCKETMQ_HOME="$home"
     exec setsid "$java_bin" "${jvm_memory[@]}" -XX:-OmitStackTraceInFastThrow \
-      -Duser.home="$dir/home" -Drocketmq.home.dir="$dir/home" "${tls_flags[@]}" \
+      -Duser.home="$home" -Drocketmq.home.dir="$home" "${tls_flags[@]}" \
       -cp "$(lib_dir)/*" "$main" "$@" >"$out" 2>&1 </dev/null
   ) &
   echo $!
@@ -233,11 +251,12 @@ wait_ready() {
   die "$what was not ready within ${start_timeout}s (ROCKETMQ_START_TIMEOUT); killed it"
 }
 
+# Writes BROKER_DIR/broker.conf for broker group NAME; secrets come from DIR.
 write_broker_conf() {
-  local dir=$1 port=$2 namesrv=$3
-  cat >"$dir/broker.conf" <<EOF
+  local dir=$1 broker_dir=$2 name=$3 port=$4 namesrv=$5
+  cat >"$broker_dir/broker.conf" <<EOF
 brokerClusterName=OutpostCluster
-brokerName=outpost-broker-a
+brokerName=$name
 brokerId=0
 brokerRole=ASYNC_MASTER
 flushDiskType=${ROCKETMQ_FLUSH_DISK_TYPE:-ASYNC_FLUSH}
@@ -246,8 +265,8 @@ listenPort=$port
 brokerIP1=${ROCKETMQ_BROKER_IP:-127.0.0.1}
 namesrvAddr=$namesrv
 autoCreateTopicEnable=true
-storePathRootDir=$dir/store
-storePathCommitLog=$dir/store/commitlog
+storePathRootDir=$broker_dir/store
+storePathCommitLog=$broker_dir/store/commitlog
 mappedFileSizeCommitLog=104857600
 maxIndexNum=1000
 maxHashSlotNum=4000
@@ -257,7 +276,7 @@ EOF
   if [[ "${ROCKETMQ_AUTH:-0}" == 1 ]]; then
     local admin_secret
     admin_secret=$(cat "$dir/admin.secret")
-    cat >>"$dir/broker.conf" <<EOF
+    cat >>"$broker_dir/broker.conf" <<EOF
 authenticationEnabled=true
 authenticationProvider=org.apache.rocketmq.auth.authentication.provider.DefaultAuthenticationProvider
 authenticationMetadataProvider=org.apache.rocketmq.auth.authentication.provider.LocalAuthenticationMetadataProvider
@@ -301,8 +320,11 @@ abs_dir() {
 load_env() {
   local dir=$1
   [[ -f "$dir/env" ]] || die "$dir/env not found: was '$0 start $dir' run?"
+  # What a one-broker env leaves out must not come from the caller's environment.
+  unset ROCKETMQ_BROKERS BROKER_B_ADDR BROKER_B_PID
   # shellcheck disable=SC1091
   source "$dir/env"
+  brokers=${ROCKETMQ_BROKERS:-1}
 }
 
 write_env() {
@@ -318,6 +340,12 @@ ROCKETMQ_AUTH=${ROCKETMQ_AUTH:-0}
 ROCKETMQ_TLS=${ROCKETMQ_TLS:-0}
 ROCKETMQ_FLUSH_DISK_TYPE=${ROCKETMQ_FLUSH_DISK_TYPE:-ASYNC_FLUSH}
 EOF
+  if ((brokers == 2)); then
+    printf 'ROCKETMQ_BROKERS=2\nBROKER_NAME=%s\nBROKER_B_NAME=%s\n' "$(broker_name a)" \
+      "$(broker_name b)" >>"$dir/env.tmp"
+    printf 'BROKER_B_ADDR=127.0.0.1:%s\nBROKER_B_PID=%s\n' "$broker_b_port" "$broker_b_pid" \
+      >>"$dir/env.tmp"
+  fi
   if [[ "${ROCKETMQ_AUTH:-0}" == 1 ]]; then
     local accounts
     accounts=$(shipped_account_names)
@@ -343,16 +371,77 @@ EOF
   mv "$dir/env.tmp" "$dir/env"
 }
 
+# Which broker group a command names: a (the default) or b (ROCKETMQ_BROKERS=2).
+check_which() {
+  case "$1" in
+    a) ;;
+    b) ((brokers == 2)) || die "there is no broker b (start with ROCKETMQ_BROKERS=2)" ;;
+    *) die "unknown broker '$1' (a or b)" ;;
+  esac
+}
+
+broker_name() {
+  echo "outpost-broker-$1"
+}
+
+# Where broker WHICH keeps its config, pid, output, store and home: DIR for
+# a, DIR/b for b.
+broker_dir_of() {
+  local dir=$1 which=$2
+  if [[ "$which" == a ]]; then echo "$dir"; else echo "$dir/b"; fi
+}
+
+# Starts broker WHICH on its port (broker_port or broker_b_port) and records
+# its pid in its directory (and in broker_pid or broker_b_pid).
+launch_broker_in() {
+  local dir=$1 which=$2 broker_dir port pid
+  broker_dir=$(broker_dir_of "$dir" "$which")
+  if [[ "$which" == a ]]; then port=$broker_port; else port=$broker_b_port; fi
+  mkdir -p "$broker_dir/home" "$broker_dir/store"
+  broker_triple_or_die "$port"
+  write_broker_conf "$dir" "$broker_dir" "$(broker_name "$which")" "$port" \
+    "127.0.0.1:$namesrv_port"
+  pid=$(launch "$dir" "$broker_dir/home" "$broker_dir/broker.out" \
+    org.apache.rocketmq.broker.BrokerStartup -c "$broker_dir/broker.conf" \
+    -n "127.0.0.1:$namesrv_port")
+  echo "$pid" >"$broker_dir/broker.pid"
+  if [[ "$which" == a ]]; then broker_pid=$pid; else broker_b_pid=$pid; fi
+}
+
+# Waits for broker WHICH's "boot success".
+wait_broker_in() {
+  local dir=$1 which=$2 broker_dir
+  broker_dir=$(broker_dir_of "$dir" "$which")
+  wait_ready "broker" "$(cat "$broker_dir/broker.pid")" "$broker_dir/broker.out" "boot success" \
+    "$broker_dir/home/logs/rocketmqlogs/broker.log"
+}
+
+# Starts broker WHICH, records its pid in DIR/env and waits until it is ready.
 start_broker_in() {
-  local dir=$1
-  broker_triple_or_die "$broker_port"
-  write_broker_conf "$dir" "$broker_port" "127.0.0.1:$namesrv_port"
-  broker_pid=$(launch "$dir" "$dir/broker.out" org.apache.rocketmq.broker.BrokerStartup \
-    -c "$dir/broker.conf" -n "127.0.0.1:$namesrv_port")
-  echo "$broker_pid" >"$dir/broker.pid"
+  local dir=$1 which=$2
+  launch_broker_in "$dir" "$which"
   write_env "$dir"
-  wait_ready "broker" "$broker_pid" "$dir/broker.out" "boot success" \
-    "$dir/home/logs/rocketmqlogs/broker.log"
+  wait_broker_in "$dir" "$which"
+}
+
+# Starts every broker group at once (they boot side by side), then waits for each.
+start_brokers_in() {
+  local dir=$1
+  launch_broker_in "$dir" a
+  if ((brokers == 2)); then launch_broker_in "$dir" b; fi
+  write_env "$dir"
+  wait_broker_in "$dir" a
+  if ((brokers == 2)); then wait_broker_in "$dir" b; fi
+}
+
+# SIGTERMs every broker group at once and waits for all.
+stop_brokers_in() {
+  local dir=$1 pid_a=$2 pid_b=$3
+  if ((brokers == 2)); then
+    stop_pid "broker b" "$pid_b" "$dir/b" &
+  fi
+  stop_pid "broker" "$pid_a" "$dir"
+  wait
 }
 
 broker_triple_or_die() {
@@ -362,19 +451,30 @@ broker_triple_or_die() {
   done
 }
 
+# Two broker groups share a small machine: half the heap each.
+use_brokers_memory() {
+  if ((brokers == 2)); then
+    jvm_memory=(-Xms128m -Xmx256m -XX:MaxDirectMemorySize=256m)
+  fi
+}
+
 cmd_start() {
-  local dir want_auth=${ROCKETMQ_AUTH:-0} want_tls=${ROCKETMQ_TLS:-0}
+  local dir want_auth=${ROCKETMQ_AUTH:-0} want_tls=${ROCKETMQ_TLS:-0} want_brokers=$brokers
   dir=$(abs_dir "${1:-}")
+  [[ "$want_brokers" == 1 || "$want_brokers" == 2 ]] ||
+    die "ROCKETMQ_BROKERS must be 1 or 2, not '$want_brokers'"
   if [[ -f "$dir/env" ]]; then
-    # shellcheck disable=SC1091
-    source "$dir/env"
-    if is_ours "${NAMESRV_PID:-}" "$dir" || is_ours "${BROKER_PID:-}" "$dir"; then
+    load_env "$dir"
+    if is_ours "${NAMESRV_PID:-}" "$dir" || is_ours "${BROKER_PID:-}" "$dir" ||
+      is_ours "${BROKER_B_PID:-}" "$dir/b"; then
       die "RocketMQ already runs in $dir (stop it first: $0 stop $dir)"
     fi
     rm -f "$dir/env"
   fi
   ROCKETMQ_AUTH=$want_auth
   ROCKETMQ_TLS=$want_tls
+  brokers=$want_brokers
+  use_brokers_memory
   require_java
   cmd_fetch
   command -v ss >/dev/null 2>&1 || die "ss not found (on Debian: apt-get install -y iproute2)"
@@ -400,26 +500,45 @@ cmd_start() {
       broker_port=$(pick_port broker_port_triple_free)
     done
   fi
+  broker_b_port=""
+  broker_b_pid=""
+  if ((brokers == 2)); then
+    # Its three ports clear of the name server's and of broker a's.
+    broker_b_port=$(pick_port broker_port_triple_free)
+    while ((namesrv_port >= broker_b_port - 2 && namesrv_port <= broker_b_port + 1)) ||
+      ((broker_b_port - 2 <= broker_port + 1 && broker_port - 2 <= broker_b_port + 1)); do
+      broker_b_port=$(pick_port broker_port_triple_free)
+    done
+  fi
 
   printf 'listenPort=%s\nbindAddress=127.0.0.1\n' "$namesrv_port" >"$dir/namesrv.conf"
-  namesrv_pid=$(launch "$dir" "$dir/namesrv.out" org.apache.rocketmq.namesrv.NamesrvStartup \
+  namesrv_pid=$(launch "$dir" "$dir/home" "$dir/namesrv.out" \
+    org.apache.rocketmq.namesrv.NamesrvStartup \
     -c "$dir/namesrv.conf")
   broker_pid=""
   write_env "$dir"
   wait_ready "name server" "$namesrv_pid" "$dir/namesrv.out" "The Name Server boot success" \
     "$dir/home/logs/rocketmqlogs/namesrv.log"
 
-  if ! (start_broker_in "$dir"); then
+  if ! (start_brokers_in "$dir"); then
+    stop_brokers_in "$dir" "$(cat "$dir/broker.pid" 2>/dev/null)" \
+      "$(cat "$dir/b/broker.pid" 2>/dev/null)"
     stop_pid "name server" "$namesrv_pid" "$dir"
     exit 1
   fi
   broker_pid=$(cat "$dir/broker.pid")
+  if ((brokers == 2)); then broker_b_pid=$(cat "$dir/b/broker.pid"); fi
   write_env "$dir"
   if [[ "${ROCKETMQ_AUTH:-0}" == 1 ]]; then
     create_shipped_accounts "$dir"
     create_client_user "$dir" outpost_nopub "$dir/nopub.secret" Deny
   fi
-  echo "rocketmq.sh: name server 127.0.0.1:$namesrv_port, broker 127.0.0.1:$broker_port; env in $dir/env"
+  if ((brokers == 2)); then
+    echo "rocketmq.sh: name server 127.0.0.1:$namesrv_port, brokers a 127.0.0.1:$broker_port" \
+      "and b 127.0.0.1:$broker_b_port; env in $dir/env"
+  else
+    echo "rocketmq.sh: name server 127.0.0.1:$namesrv_port, broker 127.0.0.1:$broker_port; env in $dir/env"
+  fi
 }
 
 accounts_script="$script_dir/../deploy/rocketmq/outpost-accounts.sh"
@@ -463,16 +582,36 @@ create_client_user() {
     -d "$decision" 2>&1) || { echo "$out" >&2; die "mqadmin createAcl for $user failed"; }
 }
 
+# The pid DIR/env records for broker WHICH.
+broker_pid_of() {
+  if [[ "$1" == a ]]; then echo "${BROKER_PID:-}"; else echo "${BROKER_B_PID:-}"; fi
+}
+
 cmd_start_broker() {
-  local dir
+  local dir which=${2:-a} pid
   dir=$(abs_dir "${1:-}")
   load_env "$dir"
-  is_ours "${BROKER_PID:-}" "$dir" && die "the broker already runs in $dir (pid $BROKER_PID)"
+  check_which "$which"
+  use_brokers_memory
+  pid=$(broker_pid_of "$which")
+  if [[ "$which" == a ]]; then
+    is_ours "$pid" "$dir" && die "the broker already runs in $dir (pid $pid)"
+  else
+    is_ours "$pid" "$dir/b" && die "broker b already runs in $dir (pid $pid)"
+  fi
   namesrv_port=${NAMESRV_ADDR##*:}
   broker_port=${BROKER_ADDR##*:}
   namesrv_pid=$NAMESRV_PID
-  start_broker_in "$dir"
-  echo "rocketmq.sh: broker 127.0.0.1:$broker_port started again (pid $broker_pid)"
+  broker_pid=${BROKER_PID:-}
+  broker_b_port=${BROKER_B_ADDR:-}
+  broker_b_port=${broker_b_port##*:}
+  broker_b_pid=${BROKER_B_PID:-}
+  start_broker_in "$dir" "$which"
+  if [[ "$which" == a ]]; then
+    echo "rocketmq.sh: broker 127.0.0.1:$broker_port started again (pid $broker_pid)"
+  else
+    echo "rocketmq.sh: broker b 127.0.0.1:$broker_b_port started again (pid $broker_b_pid)"
+  fi
 }
 
 cmd_stop() {
@@ -480,15 +619,35 @@ cmd_stop() {
   dir=$(abs_dir "${1:-}")
   [[ -f "$dir/env" ]] || return 0
   load_env "$dir"
-  stop_pid "broker" "${BROKER_PID:-}" "$dir"
+  stop_brokers_in "$dir" "${BROKER_PID:-}" "${BROKER_B_PID:-}"
   stop_pid "name server" "${NAMESRV_PID:-}" "$dir"
 }
 
 cmd_stop_broker() {
-  local dir
+  local dir which=${2:-a}
   dir=$(abs_dir "${1:-}")
   load_env "$dir"
-  stop_pid "broker" "${BROKER_PID:-}" "$dir"
+  check_which "$which"
+  if [[ "$which" == a ]]; then
+    stop_pid "broker" "${BROKER_PID:-}" "$dir"
+  else
+    stop_pid "broker b" "${BROKER_B_PID:-}" "$dir/b"
+  fi
+}
+
+# SIGKILL: the broker gets no chance to deregister from the name server or
+# to flush; what it stored is in its files (the page cache survives a
+# process kill) and is read again when it starts.
+cmd_kill_broker() {
+  local dir which=${2:-a} pid home_dir
+  dir=$(abs_dir "${1:-}")
+  load_env "$dir"
+  check_which "$which"
+  pid=$(broker_pid_of "$which")
+  home_dir=$(broker_dir_of "$dir" "$which")
+  is_ours "$pid" "$home_dir" || return 0
+  kill -KILL "$pid" 2>/dev/null || true
+  while is_ours "$pid" "$home_dir"; do sleep 0.05; done
 }
 
 cmd_admin() {
@@ -513,8 +672,9 @@ case "${1:-}" in
   fetch) cmd_fetch ;;
   start) cmd_start "${2:-}" ;;
   stop) cmd_stop "${2:-}" ;;
-  start-broker) cmd_start_broker "${2:-}" ;;
-  stop-broker) cmd_stop_broker "${2:-}" ;;
+  start-broker) cmd_start_broker "${2:-}" "${3:-a}" ;;
+  stop-broker) cmd_stop_broker "${2:-}" "${3:-a}" ;;
+  kill-broker) cmd_kill_broker "${2:-}" "${3:-a}" ;;
   admin) shift && cmd_admin "$@" ;;
   *) usage ;;
 esac

@@ -58,17 +58,21 @@ inline bool wait_until(const std::function<bool()>& done, std::chrono::milliseco
 }
 
 // Runs scripts/rocketmq.sh with `arguments`; returns its stdout (stderr
-// too unless `quiet`: mqadmin logs noise there).
-inline std::string rocketmq_script(const std::string& arguments, bool quiet = false) {
+// too unless `quiet`: mqadmin logs noise there). `exit_status`, when given,
+// gets its exit status (-1 if it could not run).
+inline std::string rocketmq_script(const std::string& arguments, bool quiet = false,
+                                   int* exit_status = nullptr) {
     const std::string command = std::string(OUTPOST_SOURCE_ROOT) + "/scripts/rocketmq.sh " +
                                 arguments + (quiet ? " 2>/dev/null" : " 2>&1");
     std::string output;
+    if (exit_status != nullptr) *exit_status = -1;
     FILE* pipe = popen(command.c_str(), "r");
     if (pipe == nullptr) return output;
     char buffer[65536];
     std::size_t got;
     while ((got = fread(buffer, 1, sizeof buffer, pipe)) > 0) output.append(buffer, got);
-    pclose(pipe);
+    const int status = pclose(pipe);
+    if (exit_status != nullptr && WIFEXITED(status)) *exit_status = WEXITSTATUS(status);
     return output;
 }
 
@@ -79,6 +83,7 @@ inline std::string mqadmin(const std::string& arguments) {
 // One message as `mqadmin printMsg` shows it.
 struct StoredMessage {
     std::string message_id;  // UNIQ_KEY, what queryMsgByKey lists
+    std::string broker_name;
     int queue_id = -1;
     long long queue_offset = -1;
     std::string keys;
@@ -109,6 +114,7 @@ inline std::vector<StoredMessage> print_messages(const std::string& topic) {
         at = end == std::string::npos ? output.size() : end;
         StoredMessage message;
         message.message_id = line.substr(7, line.find(' ', 7) - 7);
+        message.broker_name = java_field(line, "brokerName");
         message.queue_id = std::stoi("0" + java_field(line, "queueId"));
         message.queue_offset = std::stoll("0" + java_field(line, "queueOffset"));
         const std::size_t properties = line.find("properties={");
@@ -430,6 +436,8 @@ inline std::set<std::string> ids_of(const std::vector<GatewayEvent>& events) {
 
 // Creates `topic` with `queues` queues on the runner's broker and waits for
 // its route (tests/integration/rocketmq_producer_test.cpp does the same).
+// With a second broker group (BROKER_B_ADDR in the env), on both brokers,
+// and waits until the route has write queues on both.
 void create_rocketmq_topic(const std::string& topic, int queues);
 
 }  // namespace outpost::testing

@@ -6,6 +6,9 @@
 // credentials or over TLS. Registered for the second broker
 // (OUTPOST_BRIDGE_TEST_BROKER=mochi), it also needs that broker's binary in
 // OUTPOST_MOCHI_BROKER. Without them, the binary reports a TAP SKIP.
+// Built with OUTPOST_BRIDGE_OWN_ROCKETMQ for a test that starts RocketMQ
+// itself (scripts/rocketmq.sh, e.g. two broker groups): it needs java and
+// the jars instead of the runner's RocketMQ, and fills rocketmq_env() itself.
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
 #include <catch2/catch_reporter_tap.hpp>
@@ -13,11 +16,15 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <set>
+#include <string>
+#include <vector>
 
 #include "bridge_harness.h"
 #include "env_file.h"
 #include "rocketmq/admin.h"
 #include "rocketmq/client_security.h"
+#include "rocketmq/route.h"
 
 #ifndef OUTPOST_ROCKETMQ_ENV_VAR
 #define OUTPOST_ROCKETMQ_ENV_VAR "OUTPOST_ROCKETMQ_ENV"
@@ -61,21 +68,74 @@ void create_rocketmq_topic(const std::string& topic, int queues) {
     spec.name = topic;
     spec.read_queue_count = queues;
     spec.write_queue_count = queues;
-    const outpost::Status created = rocketmq::create_topic(rocketmq_env()["BROKER_ADDR"], spec,
-                                                           std::chrono::seconds(10), security);
-    INFO(created.to_string());
-    REQUIRE(created.is_ok());
+    std::vector<std::string> brokers = {rocketmq_env()["BROKER_ADDR"]};
+    if (!rocketmq_env()["BROKER_B_ADDR"].empty()) {
+        brokers.push_back(rocketmq_env()["BROKER_B_ADDR"]);
+    }
+    for (const std::string& broker : brokers) {
+        const outpost::Status created =
+            rocketmq::create_topic(broker, spec, std::chrono::seconds(10), security);
+        INFO(broker << ": " << created.to_string());
+        REQUIRE(created.is_ok());
+    }
     const outpost::Status routed = rocketmq::wait_for_topic_route(
         rocketmq_env()["NAMESRV_ADDR"], topic, std::chrono::seconds(30), security);
     INFO(routed.to_string());
     REQUIRE(routed.is_ok());
+    if (brokers.size() == 1) return;
+    // Each broker registers the topic with the name server on its own.
+    rocketmq::Connection name_server(rocketmq_env()["NAMESRV_ADDR"], 1, security);
+    const bool on_all = wait_until(
+        [&] {
+            Result<rocketmq::TopicRoute> route =
+                rocketmq::query_topic_route(name_server, topic, std::chrono::seconds(5));
+            if (!route.is_ok()) return false;
+            std::set<std::string> writable;
+            for (const rocketmq::MessageQueue& queue : route->write_queues()) {
+                writable.insert(queue.broker_name);
+            }
+            return writable.size() == brokers.size();
+        },
+        std::chrono::seconds(30));
+    REQUIRE(on_all);
 }
 
 }  // namespace outpost::testing
 
+#ifdef OUTPOST_BRIDGE_OWN_ROCKETMQ
+// Why scripts/rocketmq.sh cannot start RocketMQ here, or "" when it can:
+// java must be there, and the jars fetched (`fetch` resolves them when
+// missing, and says what it lacks when it cannot).
+static std::string own_rocketmq_missing() {
+    const char* java = std::getenv("JAVA");
+    const std::string java_check = std::string("command -v '") +
+                                   (java != nullptr && *java != '\0' ? java : "java") +
+                                   "' >/dev/null 2>&1";
+    if (std::system(java_check.c_str()) != 0) {
+        return "java not found (this test starts its own RocketMQ with scripts/rocketmq.sh; "
+               "on Debian: apt-get install -y openjdk-17-jre-headless)";
+    }
+    int status = -1;
+    const std::string output = outpost::testing::rocketmq_script("fetch", false, &status);
+    if (status != 0) {
+        return "scripts/rocketmq.sh fetch could not provide the RocketMQ jars: " +
+               outpost::testing::one_line(outpost::testing::tail_of(output, 3));
+    }
+    return "";
+}
+#endif
+
 int main(int argc, char* argv[]) {
     int exit_code = 0;
     if (outpost::testing::skip_without_mosquitto(argc, argv, &exit_code)) return exit_code;
+#ifdef OUTPOST_BRIDGE_OWN_ROCKETMQ
+    // The test starts its RocketMQ itself: the runner's is not needed.
+    if (const std::string missing = own_rocketmq_missing(); !missing.empty()) {
+        std::printf("1..0 # SKIP %s\n", missing.c_str());
+        return 0;
+    }
+    return Catch::Session().run(argc, argv);
+#endif
     if (outpost::testing::second_broker_selected() &&
         outpost::testing::mochi_broker_program().empty()) {
         std::printf(
