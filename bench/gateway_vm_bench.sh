@@ -9,7 +9,7 @@
 #
 #   bench/gateway_vm_bench.sh [--build DIR] [--vm DIR] [--alarms N] [--connections K]
 #                             [--rate R] [--retention S|default] [--rounds N] [--no-host] [--no-anchor]
-#                             [--mark-delay-ms MS]
+#                             [--mark-delay-ms MS] [--mount-options OPTS]
 #
 #   --rate R        alarms per second over all connections, evenly spaced
 #                   (default 0: as fast as outpostd answers). A gateway's
@@ -21,6 +21,9 @@
 #   --no-host       skip the host comparison
 #   --no-anchor     skip the naive SQLite anchor (below)
 #   --mark-delay-ms MS  outpostd's publisher.mark_delay_ms (default: its own)
+#   --mount-options OPTS  the data disk's ext4 mount options, for outpostd and
+#                   the anchor alike (default noatime,lazytime, what
+#                   docs/operations/gateway.md recommends)
 #
 # The anchor, measured in the same run (vm.anchor, and the ratios
 # vm.block_bytes_over_naive_*): a plain SQLite program writing as many alarm
@@ -41,7 +44,7 @@ set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
-build=build vm=build-gateway-vm alarms=500 connections=4 rate=0 retention=0 rounds=1 host=1 anchor=1 mark_delay=()
+build=build vm=build-gateway-vm alarms=500 connections=4 rate=0 retention=0 rounds=1 host=1 anchor=1 mark_delay=() mount=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --build) build=$2; shift 2 ;;
@@ -54,7 +57,8 @@ while [ $# -gt 0 ]; do
     --no-host) host=0; shift ;;
     --no-anchor) anchor=0; shift ;;
     --mark-delay-ms) mark_delay=(--mark-delay-ms "$2"); shift 2 ;;
-    -h|--help) sed -n '2,39p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --mount-options) mount=(--mount-options "$2"); shift 2 ;;
+    -h|--help) sed -n '2,42p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "gateway_vm_bench: unknown option '$1' (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -75,7 +79,7 @@ for ((round = 1; round <= rounds; round++)); do
   round_status=0
   round_json=$("$torture" --mode vm-run --vm "$vm" --alarms-per-run "$alarms" \
     --workers "$connections" --alarm-rate "$rate" --sent-retention "$retention" \
-    "${mark_delay[@]}") ||
+    "${mark_delay[@]}" "${mount[@]}") ||
     round_status=$?
   case "$round_json" in
     "{"*) ;;
@@ -115,7 +119,7 @@ for mode in "${modes[@]}"; do
   # One boot each: a plain loop of single-row transactions writes the same
   # blocks every time, so more rounds would only add minutes.
   naive_json=$("$torture" --mode vm-run --vm "$vm" --naive "$mode" \
-    --alarms-per-run "$alarms" --alarm-rate "$rate") ||
+    --alarms-per-run "$alarms" --alarm-rate "$rate" "${mount[@]}") ||
     { echo "gateway_vm_bench: the naive $mode anchor failed" >&2; exit 1; }
   anchor_json+=("$(printf '%s\n' "$naive_json" | median_of_rounds)")
 done

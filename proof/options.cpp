@@ -95,6 +95,9 @@ Usage: outpost-torture --mode powercut|kill|e2e|vm|vm-run [options]
                     "default" for outpostd's own (0)
   --mark-delay-ms MS  vm-run: outpostd's publisher.mark_delay_ms (default:
                     outpostd's own)
+  --mount-options O   vm, vm-run: ext4 mount options of the gateway's data
+                    disk (noatime,lazytime: what docs/operations/gateway.md
+                    tells operators to use)
   --naive MODE      vm-run: instead of outpostd, the flash anchor: a plain
                     SQLite program writing the same number of alarm rows,
                     one durable transaction each, with a rollback journal
@@ -237,6 +240,17 @@ std::optional<CampaignOptions> parse_options(int argc, char** argv, std::string*
                 return std::nullopt;
             }
             options.mark_delay_ms = static_cast<int>(number);
+        } else if (arg == "--mount-options") {
+            if (!need_text(&options.mount_options)) return std::nullopt;
+            // One word of the kernel command line, read by the VM's /init.
+            const bool plain = !options.mount_options.empty() &&
+                               options.mount_options.find_first_not_of(
+                                   "abcdefghijklmnopqrstuvwxyz0123456789,=_") == std::string::npos;
+            if (!plain) {
+                *message = "--mount-options needs ext4 options like noatime,lazytime "
+                           "(lower-case letters, digits, ',', '=' and '_')";
+                return std::nullopt;
+            }
         } else if (arg == "--naive") {
             if (!need_text(&options.naive)) return std::nullopt;
             if (options.naive != "rollback" && options.naive != "wal") {

@@ -45,6 +45,7 @@ struct CampaignOptions {
     double alarm_rate = 0;           // vm-run: alarms per second (0: as fast as answered)
     std::string sent_retention = "0";  // vm-run: outpostd's SENT retention (s, or "default")
     int mark_delay_ms = -1;  // vm-run: outpostd's publisher.mark_delay_ms (-1: its default)
+    std::string mount_options = "noatime,lazytime";  // vm, vm-run: the data disk's ext4 options
     std::string naive;  // vm-run: the flash anchor instead of outpostd ("rollback" or "wal")
 
     // Set only in a child started by the campaign (hidden options).

@@ -72,6 +72,7 @@ bool one_recording(const CampaignOptions& options, const VmImages& images, MqttO
     plan.alarms = options.alarms_per_run;
     plan.connections = options.workers;
     plan.gateway_id = kGatewayId;
+    plan.mount_options = options.mount_options;
     const std::string dir = scratch + "/recording-" + std::to_string(run);
     std::string error;
     auto recording = record(images, plan, observer, dir, &error);

@@ -187,7 +187,8 @@ std::unique_ptr<Recording> record(const VmImages& images, const RecordingPlan& p
                         "outpost.rate=" + std::to_string(plan.rate),
                         "outpost.retention=" + plan.retention,
                         std::string("outpost.tuning=") +
-                            (plan.shipped_settings ? "shipped" : "campaign")};
+                            (plan.shipped_settings ? "shipped" : "campaign"),
+                        "outpost.mount=" + plan.mount_options};
     if (plan.mark_delay_ms >= 0) {
         boot.kernel_args.push_back("outpost.mark_delay_ms=" + std::to_string(plan.mark_delay_ms));
     }
@@ -219,7 +220,8 @@ std::unique_ptr<Recording> record_naive(const VmImages& images, const RecordingP
     boot.images = images;
     boot.kernel_args = {"outpost.role=naive", "outpost.naive=" + plan.naive,
                         "outpost.alarms=" + std::to_string(plan.alarms),
-                        "outpost.rate=" + std::to_string(plan.rate)};
+                        "outpost.rate=" + std::to_string(plan.rate),
+                        "outpost.mount=" + plan.mount_options};
     boot.disks = {{recording->disk_image, "data", log_path}};
     if (!boot_and_read(boot, dir, log_path, *recording, error)) return nullptr;
     check_guest_lines(*recording, {"naive ok", "umount exit 0"});
