@@ -119,12 +119,12 @@ ConfigKeys daemon_config_keys(const DaemonConfig& shown) {
                    "ms", "How often the retention purge runs (database.sent_retention_s)."),
         config_key(
             "publisher.mark_batch", T::kInteger, publisher.mark_batch, "marks",
-            "SENT marks are committed together, in one transaction and fsync, once this many "
-            "PUBACKs wait or the oldest waited mark_delay_ms."),
+            "SENT marks are committed together, in one transaction without a sync of its own, "
+            "once this many PUBACKs wait or the oldest waited mark_delay_ms."),
         config_key(
             "publisher.mark_delay_ms", T::kInteger, publisher.mark_delay.count(), "ms",
-            "The longest a PUBACK waits for its SENT mark to be committed with others; 0 commits "
-            "at once."),
+            "The longest a PUBACK waits for its SENT mark to be committed with others (fewer "
+            "bytes written per alarm); 0 commits at once."),
         config_key("publisher.drain_timeout_ms", T::kInteger, shown.drain_timeout.count(), "ms",
                    "At SIGTERM, how long to wait for the PUBACKs in flight; rows without one stay "
                    "PENDING and go out after the restart."),
