@@ -5,11 +5,11 @@
 // publisher sends a QoS 0 marker. QoS 0 is not counted against the Receive
 // Maximum, so the broker sends it at once, on the same connection, after
 // whatever QoS 1 messages it had decided to send: everything that arrives
-// before the marker is everything the broker sent. One marker only:
-// mosquitto 2.0.11 lets a QoS 1 message more through after each QoS 0
-// message it delivered to the session, so after a marker it no longer
-// holds to the window exactly (the subscriber would end the connection
-// with 0x93 Receive Maximum exceeded).
+// before the marker is everything the broker sent. One marker only: once
+// mosquitto 2.0.11 had delivered a QoS 0 message to the session, it let two
+// QoS 1 messages through for the next single PUBACK, one above the window
+// (the subscriber then ends the connection with 0x93 Receive Maximum
+// exceeded, as the specification asks of it).
 #include <catch2/catch.hpp>
 #include <set>
 #include <string>
