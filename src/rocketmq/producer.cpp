@@ -12,9 +12,6 @@
 namespace outpost::rocketmq {
 namespace {
 
-// Queue count of a topic the broker auto-creates (defaultTopicQueueNums).
-constexpr std::int32_t kAutoCreatedQueueCount = 4;
-
 std::int64_t field_as_int(const RemotingCommand& response, const char* name) {
     auto it = response.ext_fields.find(name);
     return it == response.ext_fields.end() ? 0 : std::strtoll(it->second.c_str(), nullptr, 10);
@@ -81,8 +78,8 @@ Result<TopicRoute> Producer::template_route(std::optional<std::int32_t>* refused
     }
     // The broker creates min(defaultTopicQueueNums, template queues) queues.
     for (QueueData& queue : route->queues) {
-        queue.write_queue_count = std::min(queue.write_queue_count, kAutoCreatedQueueCount);
-        queue.read_queue_count = std::min(queue.read_queue_count, kAutoCreatedQueueCount);
+        queue.write_queue_count = std::min(queue.write_queue_count, kAutoCreatedTopicQueueCount);
+        queue.read_queue_count = std::min(queue.read_queue_count, kAutoCreatedTopicQueueCount);
     }
     return route;
 }
