@@ -247,21 +247,19 @@ TEST_CASE("an unknown topic with auto creation off fails with kNotFound") {
 
 TEST_CASE("a batch refused with SYSTEM_BUSY is sent again whole, same ids, to the other broker") {
     TwoBrokerCluster cluster;
-    FakeBroker& a = cluster.a;
-    FakeBroker& b = cluster.b;
-    a.codes = {2};
+    cluster.a.codes = {2};
     Producer producer(fast_options(cluster.name_server->address()));
-    const std::vector<BatchMessage> batch = {
-        {"critical", "evt-1", "{}"}, {"major", "evt-2", "{}"}, {"minor", "evt-3", "{}"}};
-    auto receipt = producer.send_batch("alarms", batch, key_on_broker_a());
+    auto receipt = producer.send_batch(
+        "alarms", {{"critical", "evt-1", "{}"}, {"major", "evt-2", "{}"}, {"minor", "evt-3", "{}"}},
+        key_on_broker_a());
     REQUIRE(receipt.is_ok());
     CHECK(receipt->broker_name == "broker-b");
     CHECK(receipt->attempts == 2);
     CHECK(receipt->message_ids.size() == 3);
-    REQUIRE(a.count() == 1);
-    REQUIRE(b.count() == 1);
-    const RemotingCommand& first = a.received[0];
-    const RemotingCommand& retry = b.received[0];
+    REQUIRE(cluster.a.count() == 1);
+    REQUIRE(cluster.b.count() == 1);
+    const RemotingCommand& first = cluster.a.received[0];
+    const RemotingCommand& retry = cluster.b.received[0];
     CHECK(first.code == 320);
     CHECK(retry.code == 320);
     CHECK(retry.body == first.body);  // the same messages, UNIQ_KEYs included
