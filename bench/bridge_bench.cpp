@@ -70,8 +70,10 @@
 #include <thread>
 #include <vector>
 
+#include "bench_rocketmq.h"
 #include "bench_support.h"
 #include "common/uuid.h"
+#include "cpu_window.h"
 #include "delay_proxy.h"
 #include "mosquitto_fixture.h"
 #include "process_cpu.h"
@@ -180,67 +182,6 @@ std::vector<Envelope> make_envelopes(const std::string& gateway, int count, int 
     return envelopes;
 }
 
-// The RocketMQ to use: OUTPOST_ROCKETMQ_ENV's, or one started (and stopped)
-// here in a temp directory with SYNC_FLUSH (and advertising 127.0.0.2 for
-// the delaying relay when `advertise_relay`).
-class RocketMq final {
-  public:
-    explicit RocketMq(bool advertise_relay) {
-        const char* env_path = std::getenv("OUTPOST_ROCKETMQ_ENV");
-        std::string path = env_path != nullptr ? env_path : "";
-        if (path.empty()) {
-            std::fprintf(stderr, "bridge_bench: starting RocketMQ (no OUTPOST_ROCKETMQ_ENV)\n");
-            own_dir_ = std::make_unique<testing::TempDir>();
-            run(std::string("ROCKETMQ_FLUSH_DISK_TYPE=SYNC_FLUSH ") +
-                (advertise_relay ? "ROCKETMQ_BROKER_IP=127.0.0.2 " : "") + OUTPOST_SOURCE_ROOT +
-                "/scripts/rocketmq.sh start " + own_dir_->path());
-            path = own_dir_->file("env");
-        }
-        read_pairs(path, '=', &env_);
-        read_pairs(env_["ROCKETMQ_DIR"] + "/broker.conf", '=', &broker_conf_);
-        // The settings the broker runs with, as it reports them.
-        rocketmq::Connection broker(broker_address());
-        auto settings = rocketmq::query_broker_settings(broker, std::chrono::seconds(10));
-        durability_ = settings.is_ok() ? rocketmq::judge_broker_durability(*settings)
-                                       : rocketmq::unknown_durability(settings.status());
-    }
-    ~RocketMq() {
-        if (own_dir_) {
-            run(std::string(OUTPOST_SOURCE_ROOT) + "/scripts/rocketmq.sh stop " + own_dir_->path());
-        }
-    }
-    RocketMq(const RocketMq&) = delete;
-    RocketMq& operator=(const RocketMq&) = delete;
-
-    std::string name_servers() { return env_["NAMESRV_ADDR"]; }
-    std::string broker_address() { return env_["BROKER_ADDR"]; }
-    // flushDiskType and brokerRole as GET_BROKER_CONFIG read them, and
-    // whether SEND_OK is durable (rocketmq/broker_durability.h).
-    const rocketmq::BrokerDurability& durability() const { return durability_; }
-    pid_t broker_pid() { return static_cast<pid_t>(std::atoi(env_["BROKER_PID"].c_str())); }
-    std::string advertised_ip() { return broker_conf_["brokerIP1"]; }
-
-  private:
-    static void read_pairs(const std::string& path, char separator,
-                           std::map<std::string, std::string>* out) {
-        std::ifstream file(path);
-        for (std::string line; std::getline(file, line);) {
-            const std::size_t at = line.find(separator);
-            if (at != std::string::npos) (*out)[line.substr(0, at)] = line.substr(at + 1);
-        }
-    }
-    static void run(const std::string& command) {
-        if (std::system((command + " >&2").c_str()) != 0) {
-            std::fprintf(stderr, "bridge_bench: %s failed\n", command.c_str());
-        }
-    }
-
-    std::unique_ptr<testing::TempDir> own_dir_;
-    std::map<std::string, std::string> env_;
-    std::map<std::string, std::string> broker_conf_;
-    rocketmq::BrokerDurability durability_;
-};
-
 nlohmann::json bridge_config(const std::string& mqtt_uri, const std::string& name_servers,
                              const std::string& topic, const Setup& setup,
                              const std::string& status_file) {
@@ -265,52 +206,6 @@ nlohmann::json bridge_config(const std::string& mqtt_uri, const std::string& nam
             {"receipts", {{"enabled", false}}},
             {"status", {{"file", status_file}, {"interval_ms", 100}, {"log_to_stderr", false}}}};
 }
-
-// The CPU each part spent in one measured window, per message (see the top).
-class CpuWindow final {
-  public:
-    // Starts the window; `parts` are (name, pid), several pids may share a name.
-    void begin(const std::vector<std::pair<std::string, pid_t>>& parts) {
-        parts_.clear();
-        for (const auto& [name, pid] : parts) {
-            if (pid > 0) parts_.push_back({name, pid, bench::process_cpu_seconds(pid)});
-        }
-        machine_ = bench::machine_ticks();
-        started_ = Steady::now();
-    }
-    // Ends it: {"per_msg": {part: µs, ..., "total": µs}, "cores_busy": ...,
-    // "machine_busy": ...}.
-    nlohmann::json end(std::size_t messages) {
-        const double wall = std::chrono::duration<double>(Steady::now() - started_).count();
-        const bench::MachineTicks machine = bench::machine_ticks();
-        std::map<std::string, double> seconds;
-        double total = 0;
-        for (const Part& part : parts_) {
-            const double used = bench::process_cpu_seconds(part.pid) - part.cpu_at_begin;
-            seconds[part.name] += used;
-            total += used;
-        }
-        nlohmann::json per_msg = nlohmann::json::object();
-        const double count = static_cast<double>(std::max<std::size_t>(1, messages));
-        for (const auto& [name, used] : seconds) per_msg[name] = std::round(used * 1e6 / count);
-        per_msg["total"] = std::round(total * 1e6 / count);
-        const double ticks = machine.total - machine_.total;
-        return {{"per_msg", per_msg},
-                {"cores_busy", wall > 0 ? std::round(total / wall * 100) / 100 : 0},
-                {"machine_busy",
-                 ticks > 0 ? std::round((machine.busy - machine_.busy) / ticks * 100) / 100 : 0}};
-    }
-
-  private:
-    struct Part {
-        std::string name;
-        pid_t pid;
-        double cpu_at_begin;
-    };
-    std::vector<Part> parts_;
-    bench::MachineTicks machine_;
-    Steady::time_point started_;
-};
 
 // The mosquitto this bench started (testing::Mosquitto runs it as a child).
 pid_t mosquitto_pid() {
@@ -400,7 +295,7 @@ double measure_producer(rocketmq::Producer& producer, const std::string& topic,
                         std::vector<double>& latencies, pid_t broker_pid, nlohmann::json& cpu) {
     std::vector<std::vector<double>> own(threads);
     std::atomic<bool> failed{false};
-    CpuWindow window;
+    bench::CpuWindow window;
     window.begin({{"producer", ::getpid()}, {"rocketmq_broker", broker_pid}});
     const auto start = Steady::now();
     std::vector<std::thread> senders;
@@ -439,7 +334,7 @@ double measure_bridge(const testing::TempDir& dir, const nlohmann::json& config,
                       nlohmann::json& status, pid_t broker_pid, nlohmann::json& publish_cpu,
                       nlohmann::json& bridge_cpu) {
     const pid_t mosquitto = mosquitto_pid();
-    CpuWindow window;
+    bench::CpuWindow window;
     window.begin({{"publisher", ::getpid()}, {"mosquitto", mosquitto}});
     if (!publish_all(mqtt_uri, envelopes)) return -1;
     publish_cpu = window.end(envelopes.size());
@@ -498,7 +393,7 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "mosquitto is not installed\n");
         return 77;
     }
-    RocketMq rocketmq(args.delay_ms > 0);
+    bench::BenchRocketMq rocketmq("bridge_bench", args.delay_ms > 0);
     if (rocketmq.name_servers().empty()) {
         std::fprintf(stderr, "bridge_bench: no RocketMQ name server\n");
         return 1;

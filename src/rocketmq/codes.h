@@ -12,6 +12,7 @@ constexpr std::int32_t kRequestSendMessage = 10;
 constexpr std::int32_t kRequestUpdateAndCreateTopic = 17;
 constexpr std::int32_t kRequestGetBrokerConfig = 26;
 constexpr std::int32_t kRequestGetRouteInfoByTopic = 105;
+constexpr std::int32_t kRequestSendBatchMessage = 320;  // header in the V2 (one-letter) form
 
 // Response codes.
 constexpr std::int32_t kResponseSuccess = 0;
@@ -36,6 +37,9 @@ constexpr std::int32_t kRemotingVersion = 401;
 // The topic a broker with autoCreateTopicEnable=true uses as the template for
 // topics it creates on first send.
 constexpr const char* kAutoCreateTopicTemplate = "TBW102";
+// Write queues of a topic the broker creates on first send (the
+// defaultTopicQueueNums a send request carries).
+constexpr std::int32_t kAutoCreatedTopicQueueCount = 4;
 
 // Returns the upstream name of a response code ("SYSTEM_BUSY"), or
 // "UNKNOWN_CODE" for codes this client does not know. The one table of code

@@ -1,5 +1,6 @@
 #include "rocketmq/frame.h"
 
+#include <cstdlib>
 #include <exception>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -118,6 +119,16 @@ Result<RemotingCommand> parse_header(std::string_view text) {
 }
 
 }  // namespace
+
+std::string ext_field_as_string(const RemotingCommand& command, const char* name) {
+    auto it = command.ext_fields.find(name);
+    return it == command.ext_fields.end() ? std::string() : it->second;
+}
+
+std::int64_t ext_field_as_int(const RemotingCommand& command, const char* name) {
+    auto it = command.ext_fields.find(name);
+    return it == command.ext_fields.end() ? 0 : std::strtoll(it->second.c_str(), nullptr, 10);
+}
 
 Result<std::string> encode_frame(const RemotingCommand& command) {
     std::string header_text;

@@ -52,6 +52,11 @@ struct RemotingCommand {
     bool is_response() const { return (flag & kFlagResponse) != 0; }
 };
 
+// The ext field `name` of `command`; "" when absent.
+std::string ext_field_as_string(const RemotingCommand& command, const char* name);
+// The ext field `name` read as a decimal integer; 0 when absent or not a number.
+std::int64_t ext_field_as_int(const RemotingCommand& command, const char* name);
+
 // Encodes `command` into a whole frame, length prefix included.
 // Fails with kInvalidArgument when the frame would exceed kMaxFrameLength or
 // when a string is not valid UTF-8 (JSON cannot carry it).

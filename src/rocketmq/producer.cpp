@@ -1,7 +1,6 @@
 #include "rocketmq/producer.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <thread>
 #include <utility>
 
@@ -11,19 +10,6 @@
 
 namespace outpost::rocketmq {
 namespace {
-
-// Queue count of a topic the broker auto-creates (defaultTopicQueueNums).
-constexpr std::int32_t kAutoCreatedQueueCount = 4;
-
-std::int64_t field_as_int(const RemotingCommand& response, const char* name) {
-    auto it = response.ext_fields.find(name);
-    return it == response.ext_fields.end() ? 0 : std::strtoll(it->second.c_str(), nullptr, 10);
-}
-
-std::string field_as_string(const RemotingCommand& response, const char* name) {
-    auto it = response.ext_fields.find(name);
-    return it == response.ext_fields.end() ? std::string() : it->second;
-}
 
 std::int64_t now_ms() {
     return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -81,8 +67,8 @@ Result<TopicRoute> Producer::template_route(std::optional<std::int32_t>* refused
     }
     // The broker creates min(defaultTopicQueueNums, template queues) queues.
     for (QueueData& queue : route->queues) {
-        queue.write_queue_count = std::min(queue.write_queue_count, kAutoCreatedQueueCount);
-        queue.read_queue_count = std::min(queue.read_queue_count, kAutoCreatedQueueCount);
+        queue.write_queue_count = std::min(queue.write_queue_count, kAutoCreatedTopicQueueCount);
+        queue.read_queue_count = std::min(queue.read_queue_count, kAutoCreatedTopicQueueCount);
     }
     return route;
 }
@@ -163,20 +149,38 @@ Result<SendReceipt> Producer::send(const std::string& topic, const std::string& 
     OutgoingMessage message{topic, tags,         keys,
                             body,  sharding_key, ids_.next(std::chrono::system_clock::now())};
     message.user_properties = user_properties;
-    Result<SendReceipt> receipt = send_attempts(std::move(message), error_code);
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (!receipt.is_ok()) {
-        ++counters_.failed;
-    } else if (receipt->status == SendStatus::kSendOk) {
-        ++counters_.sent_ok;
-    } else {
-        ++counters_.stored_not_durable;
+    Result<StoredAnswer> answer = send_attempts(
+        topic, sharding_key,
+        [&](const MessageQueue& queue, std::int64_t born_timestamp_ms) {
+            return build_send_request(options_.producer_group, message, queue, born_timestamp_ms);
+        },
+        error_code);
+    count_outcome(answer.status(),
+                  answer.is_ok() ? send_status_for(answer->response.code) : SendStatus::kSendOk, 1);
+    if (!answer.is_ok()) {
+        return answer.status();
     }
+    SendReceipt receipt = receipt_from<SendReceipt>(*answer);
+    receipt.message_id = message.unique_key;
+    receipt.offset_message_id = ext_field_as_string(answer->response, "msgId");
     return receipt;
 }
 
-Result<SendReceipt> Producer::send_attempts(OutgoingMessage message,
-                                            std::optional<std::int32_t>* error_code) {
+void Producer::count_outcome(const Status& status, SendStatus stored, std::uint64_t messages) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!status.is_ok()) {
+        counters_.failed += messages;
+    } else if (stored == SendStatus::kSendOk) {
+        counters_.sent_ok += messages;
+    } else {
+        counters_.stored_not_durable += messages;
+    }
+}
+
+Result<Producer::StoredAnswer> Producer::send_attempts(const std::string& topic,
+                                                       const std::string& sharding_key,
+                                                       const RequestForQueue& request_for,
+                                                       std::optional<std::int32_t>* error_code) {
     if (name_servers_.empty()) {
         return Status::error(StatusCode::kInvalidArgument,
                              "producer has no name server address (ProducerOptions)");
@@ -197,7 +201,7 @@ Result<SendReceipt> Producer::send_attempts(OutgoingMessage message,
         }
         std::unique_lock<std::mutex> lock(mutex_);
         error_code->reset();  // the last attempt's code only
-        Result<TopicRoute> route = route_for(message.topic, refresh_route, error_code);
+        Result<TopicRoute> route = route_for(topic, refresh_route, error_code);
         refresh_route = true;  // whatever fails next, ask the name server again
         if (!route.is_ok() && route.status().code() == StatusCode::kPermissionDenied) {
             return route.status();  // our identity is refused: another attempt cannot help
@@ -209,13 +213,12 @@ Result<SendReceipt> Producer::send_attempts(OutgoingMessage message,
         const std::vector<MessageQueue> queues = route->write_queues();
         if (queues.empty()) {
             last_error = Status::error(StatusCode::kUnavailable,
-                                       "topic " + message.topic + " has no writable queue");
+                                       "topic " + topic + " has no writable queue");
             continue;
         }
-        const MessageQueue queue = pick_queue(queues, message.sharding_key, avoid_broker);
+        const MessageQueue queue = pick_queue(queues, sharding_key, avoid_broker);
         const std::string address = route->master_address(queue.broker_name);
-        Result<RemotingCommand> request =
-            build_send_request(options_.producer_group, message, queue, now_ms());
+        Result<RemotingCommand> request = request_for(queue, now_ms());
         if (!request.is_ok()) {
             return request.status();
         }
@@ -237,19 +240,8 @@ Result<SendReceipt> Producer::send_attempts(OutgoingMessage message,
         const SendDisposition disposition = classify_send_response(response->code);
         if (disposition != SendDisposition::kStored) *error_code = response->code;
         switch (disposition) {
-            case SendDisposition::kStored: {
-                SendReceipt receipt;
-                receipt.status = send_status_for(response->code);
-                receipt.response_code = response->code;
-                receipt.message_id = message.unique_key;
-                receipt.offset_message_id = field_as_string(*response, "msgId");
-                receipt.broker_name = queue.broker_name;
-                receipt.broker_address = address;
-                receipt.queue_id = static_cast<std::int32_t>(field_as_int(*response, "queueId"));
-                receipt.queue_offset = field_as_int(*response, "queueOffset");
-                receipt.attempts = attempt;
-                return receipt;
-            }
+            case SendDisposition::kStored:
+                return StoredAnswer{std::move(response).value(), queue, address, attempt};
             case SendDisposition::kRetryOtherBroker:
                 last_error = Status::error(StatusCode::kUnavailable, refusal);
                 avoid_broker = queue.broker_name;
@@ -270,7 +262,7 @@ Result<SendReceipt> Producer::send_attempts(OutgoingMessage message,
                                      refusal);
         }
     }
-    return last_error.with_context("send to topic " + message.topic + " failed after " +
+    return last_error.with_context("send to topic " + topic + " failed after " +
                                    std::to_string(attempts) + " attempts");
 }
 

@@ -5,13 +5,17 @@
 //   Producer producer(options);
 //   Result<SendReceipt> receipt =
 //       producer.send("outpost_alarms", "critical", event_id, json, device_id);
+//   Result<BatchReceipt> batch =
+//       producer.send_batch("outpost_alarms", {{"critical", id1, json1}, {"info", id2, json2}},
+//                           device_id);
 //
 // Queue choice: the write queues of a topic's route, sorted by broker name
 // and queue id, indexed by a stable hash of the sharding key, so one device's
 // events land on one queue in send order (while the route is unchanged and
 // that broker is healthy). A retry after a failure avoids the failed broker
 // when another broker has writable queues. An empty sharding key rotates
-// over the queues.
+// over the queues. A batch is one request: its queue is chosen once, as for
+// one message.
 //
 // Threads: a Producer is thread-safe and owns no thread. Concurrent sends
 // share one connection per broker with up to options.max_in_flight requests
@@ -25,6 +29,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -35,8 +40,10 @@
 #include "common/backoff.h"
 #include "outpost/status.h"
 #include "rocketmq/connection.h"
+#include "rocketmq/frame.h"
 #include "rocketmq/name_server_list.h"
 #include "rocketmq/producer_options.h"
+#include "rocketmq/queue_selector.h"
 #include "rocketmq/route.h"
 #include "rocketmq/send_message.h"
 #include "rocketmq/unique_id.h"
@@ -59,7 +66,32 @@ struct SendReceipt {
     int attempts = 0;  // 1 when the first attempt succeeded
 };
 
-// Running totals since construction.
+// One message of a batch; the batch gives the topic and the sharding key.
+struct BatchMessage {
+    std::string tags;                                      // one tag (may be empty)
+    std::string keys;                                      // space-separated (may be empty)
+    std::string body;                                      // 1 byte to 4 MiB
+    std::map<std::string, std::string> user_properties{};  // as in send()
+};
+
+// What the broker reported for a stored batch: every message of it is on
+// one queue, at consecutive offsets, in batch order.
+struct BatchReceipt {
+    SendStatus status = SendStatus::kSendOk;  // for the whole batch, as SendReceipt::status
+    std::int32_t response_code = 0;
+    std::vector<std::string> message_ids;  // UNIQ_KEY of each message, in batch order
+    // The broker's storage ids, in batch order (one per message when the
+    // broker lists them).
+    std::vector<std::string> offset_message_ids;
+    std::string broker_name;
+    std::string broker_address;
+    std::int32_t queue_id = 0;
+    std::int64_t queue_offset = 0;  // the first message's; message i is at queue_offset + i
+    int attempts = 0;               // 1 when the first attempt succeeded
+};
+
+// Running totals since construction. The message counts count each message
+// of a batch; retries count attempts.
 struct ProducerCounters {
     std::uint64_t sent_ok = 0;  // SEND_OK
     std::uint64_t stored_not_durable =
@@ -117,9 +149,43 @@ class Producer final {
                              const std::map<std::string, std::string>& user_properties,
                              std::optional<std::int32_t>* error_code = nullptr);
 
+    // Sends `messages` to `topic` in one request, all to the one queue that
+    // `sharding_key` picks as send() would pick it (empty: rotates per
+    // batch), so one device's batches keep its queue and order. Waits until
+    // the broker stored the whole batch. Ids (UNIQ_KEY), keys, tags and
+    // user properties are per message, as send() carries them.
+    //   messages  1 to options.max_batch_messages, their encoding at most
+    //             options.max_batch_bytes (ProducerOptions)
+    // Success: as send(), for every message at once; the receipt says where
+    // each message is. Never resend after success.
+    // Failures: as send(), for the batch as a whole. kInvalidArgument (a
+    // message breaks a limit of send(), the batch is empty or beyond a
+    // bound) comes before anything is sent and names the message. A batch
+    // the broker refused was not stored. When an answer was lost (kUnavailable,
+    // kTimeout), the batch, or after a broker crash some of its messages, may
+    // have been stored: retries and resends send it whole, and consumers
+    // dedupe on KEYS.
+    // `error_code`: as send().
+    Result<BatchReceipt> send_batch(const std::string& topic,
+                                    const std::vector<BatchMessage>& messages,
+                                    const std::string& sharding_key,
+                                    std::optional<std::int32_t>* error_code = nullptr);
+
     ProducerCounters counters() const;
 
   private:
+    // A broker's answer that a request was stored, and where.
+    struct StoredAnswer {
+        RemotingCommand response;
+        MessageQueue queue;
+        std::string broker_address;
+        int attempts = 0;
+    };
+    // Builds one attempt's request for the queue picked, stamped with the
+    // attempt's time. Called with mutex_ held: it must not call the producer.
+    using RequestForQueue = std::function<Result<RemotingCommand>(const MessageQueue& queue,
+                                                                  std::int64_t born_timestamp_ms)>;
+
     struct CachedRoute {
         TopicRoute route;
         std::chrono::steady_clock::time_point fetched;
@@ -143,11 +209,18 @@ class Producer final {
     // Picks the queue for this attempt. Requires mutex_.
     MessageQueue pick_queue(const std::vector<MessageQueue>& queues,
                             const std::string& sharding_key, const std::string& avoid_broker);
-    // The attempts of one send; on failure *error_code as send() describes.
-    // Takes mutex_ for route and queue choice, never while waiting on the
-    // network for the broker's answer.
-    Result<SendReceipt> send_attempts(OutgoingMessage message,
-                                      std::optional<std::int32_t>* error_code);
+    // The attempts of one request to `topic` (one message or one batch),
+    // the queue picked by `sharding_key` each time; on failure *error_code
+    // as send() describes. Takes mutex_ for route and queue choice, never
+    // while waiting on the network for the broker's answer.
+    Result<StoredAnswer> send_attempts(const std::string& topic, const std::string& sharding_key,
+                                       const RequestForQueue& request_for,
+                                       std::optional<std::int32_t>* error_code);
+    // The fields SendReceipt and BatchReceipt share, from `answer`.
+    template <typename Receipt>
+    static Receipt receipt_from(const StoredAnswer& answer);
+    // Counts the messages of one send or batch by its outcome.
+    void count_outcome(const Status& status, SendStatus stored, std::uint64_t messages);
 
     const ProducerOptions options_;
     NameServerList name_servers_;  // guarded by mutex_
@@ -159,6 +232,19 @@ class Producer final {
     Backoff retry_backoff_;      // guarded by mutex_; exact: a send's retries are few
     ProducerCounters counters_;  // guarded by mutex_
 };
+
+template <typename Receipt>
+Receipt Producer::receipt_from(const StoredAnswer& answer) {
+    Receipt receipt;
+    receipt.status = send_status_for(answer.response.code);
+    receipt.response_code = answer.response.code;
+    receipt.broker_name = answer.queue.broker_name;
+    receipt.broker_address = answer.broker_address;
+    receipt.queue_id = static_cast<std::int32_t>(ext_field_as_int(answer.response, "queueId"));
+    receipt.queue_offset = ext_field_as_int(answer.response, "queueOffset");
+    receipt.attempts = answer.attempts;
+    return receipt;
+}
 
 }  // namespace outpost::rocketmq
 

@@ -4,6 +4,7 @@
 #define OUTPOST_ROCKETMQ_PRODUCER_OPTIONS_H
 
 #include <chrono>
+#include <cstddef>
 #include <functional>
 #include <string>
 
@@ -40,8 +41,20 @@ struct ProducerOptions {
     // within request_timeout. 1 = one request at a time.
     int max_in_flight = 32;
 
-    // Attempts per send, the first included. A retried send may store the
-    // message twice (the first answer was lost): consumers dedupe on KEYS.
+    // Bounds of one Producer::send_batch(); a batch beyond either is refused
+    // before anything is sent. max_batch_bytes bounds the request body: per
+    // message its body, its properties and 22 bytes (message_batch.h). The
+    // broker refuses a batch whose body exceeds its maxMessageSize (4 MiB by
+    // default) with SYSTEM_ERROR, which is retried as any SYSTEM_ERROR and
+    // ends in kUnavailable: keep this at or below it. The broker adds about 100 bytes
+    // plus the topic name to each message it stores, within 64 KiB beyond
+    // maxMessageSize per batch; 256 messages stay within that for any topic.
+    int max_batch_messages = 256;
+    std::size_t max_batch_bytes = 4u * 1024u * 1024u;
+
+    // Attempts per send, the first included (a batch is retried whole). A
+    // retried send may store the message twice (the first answer was lost):
+    // consumers dedupe on KEYS.
     int max_attempts = 3;
 
     // Pause before the second attempt; doubles per attempt up to max_backoff

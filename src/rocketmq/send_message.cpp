@@ -8,13 +8,6 @@
 #include "rocketmq/properties.h"
 
 namespace outpost::rocketmq {
-namespace {
-
-// Queues the broker creates for a topic it auto-creates from TBW102.
-constexpr const char* kDefaultTopicQueueCount = "4";
-
-}  // namespace
-
 const char* send_status_name(SendStatus status) {
     switch (status) {
         case SendStatus::kSendOk:
@@ -73,10 +66,7 @@ bool is_reserved_property_name(const std::string& name) {
     return kReserved.count(name) != 0;
 }
 
-Result<RemotingCommand> build_send_request(const std::string& producer_group,
-                                           const OutgoingMessage& message,
-                                           const MessageQueue& queue,
-                                           std::int64_t born_timestamp_ms) {
+Result<std::string> encode_message_properties(const OutgoingMessage& message) {
     std::map<std::string, std::string> properties;
     for (const auto& [name, value] : message.user_properties) {
         if (is_reserved_property_name(name)) {
@@ -97,7 +87,14 @@ Result<RemotingCommand> build_send_request(const std::string& producer_group,
     properties[kPropertyUniqueKey] = message.unique_key;
     // WAIT=true: the broker answers only after the message is stored.
     properties[kPropertyWaitStoreOk] = "true";
-    Result<std::string> encoded = encode_properties(properties);
+    return encode_properties(properties);
+}
+
+Result<RemotingCommand> build_send_request(const std::string& producer_group,
+                                           const OutgoingMessage& message,
+                                           const MessageQueue& queue,
+                                           std::int64_t born_timestamp_ms) {
+    Result<std::string> encoded = encode_message_properties(message);
     if (!encoded.is_ok()) {
         return encoded.status();
     }
@@ -109,7 +106,7 @@ Result<RemotingCommand> build_send_request(const std::string& producer_group,
     fields["producerGroup"] = producer_group;
     fields["topic"] = message.topic;
     fields["defaultTopic"] = kAutoCreateTopicTemplate;
-    fields["defaultTopicQueueNums"] = kDefaultTopicQueueCount;
+    fields["defaultTopicQueueNums"] = std::to_string(kAutoCreatedTopicQueueCount);
     fields["queueId"] = std::to_string(queue.queue_id);
     fields["sysFlag"] = "0";
     fields["bornTimestamp"] = std::to_string(born_timestamp_ms);

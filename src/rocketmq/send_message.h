@@ -1,5 +1,6 @@
 // The SEND_MESSAGE exchange (request 10): building the request for one
-// message and one queue, and reading what the broker's answer means.
+// message and one queue, and reading what the broker's answer means (the
+// batch request, message_batch.h, is answered the same way).
 #ifndef OUTPOST_ROCKETMQ_SEND_MESSAGE_H
 #define OUTPOST_ROCKETMQ_SEND_MESSAGE_H
 
@@ -60,6 +61,11 @@ SendDisposition classify_send_response(std::int32_t code);
 
 // SendStatus for a code classified kStored.
 SendStatus send_status_for(std::int32_t code);
+
+// The properties string of `message` as the broker stores it: the user
+// properties, KEYS, TAGS, __SHARDINGKEY (each when not empty), UNIQ_KEY and
+// WAIT=true. Fails with kInvalidArgument as build_send_request describes.
+Result<std::string> encode_message_properties(const OutgoingMessage& message);
 
 // Builds the request for `message` on `queue`. Fails with kInvalidArgument
 // when tags, keys, the sharding key or a user property contain the property

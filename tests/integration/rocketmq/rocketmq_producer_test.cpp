@@ -3,97 +3,27 @@
 //
 // Needs OUTPOST_ROCKETMQ_ENV = the env file `scripts/rocketmq.sh start DIR`
 // wrote; without it every test is skipped (TAP "1..0 # SKIP").
-#define CATCH_CONFIG_RUNNER
 #include <algorithm>
-#include <catch2/catch.hpp>
-#include <catch2/catch_reporter_tap.hpp>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
-#include <fstream>
 #include <map>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include "env_file.h"
 #include "rocketmq/admin.h"
 #include "rocketmq/producer.h"
+#include "rocketmq_it.h"
 
 namespace {
 
 using namespace std::chrono_literals;
 using outpost::StatusCode;
 using namespace outpost::rocketmq;
-
-std::map<std::string, std::string> g_env;  // NAMESRV_ADDR, BROKER_ADDR, ROCKETMQ_DIR
-
-std::string run_id() {
-    static const std::string id = std::to_string(
-        std::chrono::system_clock::now().time_since_epoch() / std::chrono::milliseconds(1));
-    return id;
-}
-
-// Runs scripts/rocketmq.sh with `arguments`; returns its output (stderr too
-// unless `quiet`: mqadmin logs noise there).
-std::string script(const std::string& arguments, bool quiet = false) {
-    const std::string command = std::string(OUTPOST_SOURCE_ROOT) + "/scripts/rocketmq.sh " +
-                                arguments + (quiet ? " 2>/dev/null" : " 2>&1");
-    std::string output;
-    FILE* pipe = popen(command.c_str(), "r");
-    if (pipe == nullptr) {
-        return output;
-    }
-    char buffer[4096];
-    std::size_t got;
-    while ((got = fread(buffer, 1, sizeof(buffer), pipe)) > 0) {
-        output.append(buffer, got);
-    }
-    pclose(pipe);
-    return output;
-}
-
-std::string admin(const std::string& arguments) {
-    return script("admin " + g_env["ROCKETMQ_DIR"] + " " + arguments, true);
-}
-
-// Tool output on one line, so it can sit in a TAP diagnostic.
-std::string one_line(std::string text) {
-    std::replace(text.begin(), text.end(), '\n', '|');
-    std::replace(text.begin(), text.end(), '\'', '"');
-    return text;
-}
+using namespace outpost::testing;
 
 ProducerOptions options() {
-    ProducerOptions options;
-    options.name_server_addresses = g_env["NAMESRV_ADDR"];
-    options.producer_group = "outpost_it_" + run_id();
-    return options;
-}
-
-std::string create_fresh_topic(const std::string& stem, int queues) {
-    const std::string topic = stem + "_" + run_id();
-    TopicSpec spec;
-    spec.name = topic;
-    spec.read_queue_count = queues;
-    spec.write_queue_count = queues;
-    REQUIRE(create_topic(g_env["BROKER_ADDR"], spec, 5000ms).is_ok());
-    REQUIRE(wait_for_topic_route(g_env["NAMESRV_ADDR"], topic, 30000ms).is_ok());
-    return topic;
-}
-
-// mqadmin queryMsgByKey, retried while the broker's index catches up.
-std::string query_by_key(const std::string& topic, const std::string& key,
-                         const std::string& expect) {
-    std::string output;
-    for (int attempt = 0; attempt < 10; ++attempt) {
-        output = admin("queryMsgByKey -t " + topic + " -k " + key);
-        if (output.find(expect) != std::string::npos) {
-            break;
-        }
-        std::this_thread::sleep_for(1s);
-    }
-    return output;
+    return test_producer_options();
 }
 
 }  // namespace
@@ -146,16 +76,17 @@ TEST_CASE("one device's events land on one queue, in send order") {
 
 TEST_CASE("an explicitly created topic has the requested write queues") {
     const std::string topic = create_fresh_topic("it_create", 6);
-    Connection name_server(g_env["NAMESRV_ADDR"]);
+    Connection name_server(rocketmq_env()["NAMESRV_ADDR"]);
     auto route = query_topic_route(name_server, topic, 3000ms);
     REQUIRE(route.is_ok());
     CHECK(route->write_queues().size() == 6);
-    CHECK(route->master_address(route->write_queues()[0].broker_name) == g_env["BROKER_ADDR"]);
+    CHECK(route->master_address(route->write_queues()[0].broker_name) ==
+          rocketmq_env()["BROKER_ADDR"]);
 }
 
 TEST_CASE("a topic nobody created is auto-created by the first send") {
     const std::string topic = "it_auto_" + run_id();
-    Connection name_server(g_env["NAMESRV_ADDR"]);
+    Connection name_server(rocketmq_env()["NAMESRV_ADDR"]);
     auto before = query_topic_route(name_server, topic, 3000ms);
     REQUIRE_FALSE(before.is_ok());
     CHECK(before.status().code() == StatusCode::kNotFound);
@@ -163,7 +94,7 @@ TEST_CASE("a topic nobody created is auto-created by the first send") {
     Producer producer(options());
     auto receipt = producer.send(topic, "t", "auto-" + run_id(), "first", "device-9");
     REQUIRE(receipt.is_ok());
-    CHECK(wait_for_topic_route(g_env["NAMESRV_ADDR"], topic, 30000ms).is_ok());
+    CHECK(wait_for_topic_route(rocketmq_env()["NAMESRV_ADDR"], topic, 30000ms).is_ok());
     auto second = producer.send(topic, "t", "auto2-" + run_id(), "second", "device-9");
     REQUIRE(second.is_ok());
 }
@@ -219,14 +150,10 @@ TEST_CASE("one-at-a-time sends to the local broker: latency over 1000 messages")
 
 TEST_CASE("a broker restart mid-stream gives clear errors, no crash, and sends resume") {
     const std::string topic = create_fresh_topic("it_restart", 4);
-    ProducerOptions fast = options();
-    fast.max_attempts = 2;
-    fast.initial_backoff = 50ms;
-    fast.request_timeout = 2000ms;
-    Producer producer(fast);
+    Producer producer(fast_failing_producer_options(2));
     REQUIRE(producer.send(topic, "t", "before", "x", "d").is_ok());
 
-    const std::string stopped = script("stop-broker " + g_env["ROCKETMQ_DIR"]);
+    const std::string stopped = rocketmq_script("stop-broker " + rocketmq_env()["ROCKETMQ_DIR"]);
     INFO("stop-broker: " << one_line(stopped));
     auto during = producer.send(topic, "t", "during", "x", "d");
     REQUIRE_FALSE(during.is_ok());
@@ -235,7 +162,7 @@ TEST_CASE("a broker restart mid-stream gives clear errors, no crash, and sends r
            during.status().code() == StatusCode::kTimeout));
     CHECK(during.status().message().find("attempts") != std::string::npos);
 
-    const std::string started = script("start-broker " + g_env["ROCKETMQ_DIR"]);
+    const std::string started = rocketmq_script("start-broker " + rocketmq_env()["ROCKETMQ_DIR"]);
     INFO("start-broker: " << one_line(started));
     const auto restarted = std::chrono::steady_clock::now();
     bool resumed = false;
@@ -254,16 +181,5 @@ TEST_CASE("a broker restart mid-stream gives clear errors, no crash, and sends r
 }
 
 int main(int argc, char* argv[]) {
-    const char* env_path = std::getenv("OUTPOST_ROCKETMQ_ENV");
-    if (env_path == nullptr || *env_path == '\0') {
-        std::printf(
-            "1..0 # SKIP OUTPOST_ROCKETMQ_ENV is not set (scripts/rocketmq.sh start DIR)\n");
-        return 0;
-    }
-    g_env = outpost::testing::read_env_file(env_path);
-    if (g_env["NAMESRV_ADDR"].empty() || g_env["BROKER_ADDR"].empty()) {
-        std::printf("Bail out! %s lacks NAMESRV_ADDR or BROKER_ADDR\n", env_path);
-        return 1;
-    }
-    return Catch::Session().run(argc, argv);
+    return run_rocketmq_tests(argc, argv);
 }

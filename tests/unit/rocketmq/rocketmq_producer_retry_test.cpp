@@ -1,7 +1,8 @@
 // The producer's retry policy, against a scripted name server and two
 // scripted brokers on loopback: transient refusals move to another broker,
 // permanent ones stop at once, stored-but-not-durable answers count apart,
-// and unreachable brokers cost a bounded number of attempts.
+// and unreachable brokers cost a bounded number of attempts; a batch is
+// retried whole.
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <deque>
@@ -242,4 +243,48 @@ TEST_CASE("an unknown topic with auto creation off fails with kNotFound") {
     REQUIRE_FALSE(receipt.is_ok());
     CHECK(receipt.status().code() == StatusCode::kNotFound);
     CHECK(error_code == 17);  // TOPIC_NOT_EXIST, from the name server
+}
+
+TEST_CASE("a batch refused with SYSTEM_BUSY is sent again whole, same ids, to the other broker") {
+    TwoBrokerCluster cluster;
+    cluster.a.codes = {2};
+    Producer producer(fast_options(cluster.name_server->address()));
+    auto receipt = producer.send_batch(
+        "alarms", {{"critical", "evt-1", "{}"}, {"major", "evt-2", "{}"}, {"minor", "evt-3", "{}"}},
+        key_on_broker_a());
+    REQUIRE(receipt.is_ok());
+    CHECK(receipt->broker_name == "broker-b");
+    CHECK(receipt->attempts == 2);
+    CHECK(receipt->message_ids.size() == 3);
+    REQUIRE(cluster.a.count() == 1);
+    REQUIRE(cluster.b.count() == 1);
+    const RemotingCommand& first = cluster.a.received[0];
+    const RemotingCommand& retry = cluster.b.received[0];
+    CHECK(first.code == 320);
+    CHECK(retry.code == 320);
+    CHECK(retry.body == first.body);  // the same messages, UNIQ_KEYs included
+    CHECK(first.ext_fields.at("n") == "broker-a");
+    CHECK(retry.ext_fields.at("n") == "broker-b");
+    CHECK(producer.counters().retries == 1);
+    CHECK(producer.counters().sent_ok == 3);
+}
+
+TEST_CASE("a batch beyond its bounds or with an empty body is refused before any network use") {
+    auto name_server = fake_name_server("{}");
+    ProducerOptions options = fast_options(name_server->address());
+    options.max_batch_messages = 2;
+    options.max_batch_bytes = 100;
+    Producer producer(options);
+    auto empty = producer.send_batch("alarms", {}, "d");
+    CHECK(empty.status().code() == StatusCode::kInvalidArgument);
+    auto too_many =
+        producer.send_batch("alarms", {{"t", "k1", "x"}, {"t", "k2", "x"}, {"t", "k3", "x"}}, "d");
+    CHECK(too_many.status().code() == StatusCode::kInvalidArgument);
+    auto too_big = producer.send_batch("alarms", {{"t", "k", std::string(200, 'x')}}, "d");
+    CHECK(too_big.status().code() == StatusCode::kInvalidArgument);
+    auto empty_body = producer.send_batch("alarms", {{"t", "k", "x"}, {"t", "k", ""}}, "d");
+    CHECK(empty_body.status().code() == StatusCode::kInvalidArgument);
+    CHECK(empty_body.status().message().find("batch message 1") != std::string::npos);
+    CHECK(name_server->accepted() == 0);
+    CHECK(producer.counters().failed == 0);
 }
