@@ -96,8 +96,9 @@ Usage: outpost-torture --mode powercut|kill|e2e|vm|vm-run [options]
   --mark-delay-ms MS  vm-run: outpostd's publisher.mark_delay_ms (default:
                     outpostd's own)
   --mount-options O   vm, vm-run: ext4 mount options of the gateway's data
-                    disk (noatime,lazytime: what docs/operations/gateway.md
-                    tells operators to use)
+                    disk (vm-run: noatime,lazytime, what
+                    docs/operations/gateway.md tells operators to use; vm:
+                    noatime)
   --naive MODE      vm-run: instead of outpostd, the flash anchor: a plain
                     SQLite program writing the same number of alarm rows,
                     one durable transaction each, with a rollback journal

@@ -45,7 +45,10 @@ struct CampaignOptions {
     double alarm_rate = 0;           // vm-run: alarms per second (0: as fast as answered)
     std::string sent_retention = "0";  // vm-run: outpostd's SENT retention (s, or "default")
     int mark_delay_ms = -1;  // vm-run: outpostd's publisher.mark_delay_ms (-1: its default)
-    std::string mount_options = "noatime,lazytime";  // vm, vm-run: the data disk's ext4 options
+    // vm, vm-run: the data disk's ext4 mount options; empty: the mode's own
+    // (vm-run: noatime,lazytime as docs/operations/gateway.md recommends;
+    // vm: noatime, see proof/vm/campaign.cpp)
+    std::string mount_options;
     std::string naive;  // vm-run: the flash anchor instead of outpostd ("rollback" or "wal")
 
     // Set only in a child started by the campaign (hidden options).

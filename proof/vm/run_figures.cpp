@@ -83,7 +83,7 @@ int vm_run(const CampaignOptions& options) {
     plan.retention = options.sent_retention;
     plan.shipped_settings = true;  // flash figures: outpostd as a gateway runs it
     plan.mark_delay_ms = options.mark_delay_ms;
-    plan.mount_options = options.mount_options;
+    plan.mount_options = options.mount_options.empty() ? "noatime,lazytime" : options.mount_options;
     auto recording = plan.naive.empty()
                          ? record(*images, plan, *observer, scratch + "/recording", &error)
                          : record_naive(*images, plan, scratch + "/recording", &error);
@@ -122,7 +122,7 @@ int vm_run(const CampaignOptions& options) {
         {"alarm_rate", options.alarm_rate},
         {"sent_retention_s", options.sent_retention},
         {"outpostd_settings", "outpostd's defaults but the retention"},
-        {"mount_options", options.mount_options},
+        {"mount_options", plan.mount_options},
         {"mark_delay_ms", options.mark_delay_ms >= 0 ? nlohmann::json(options.mark_delay_ms)
                                                      : nlohmann::json("default")},
         // The store's own counters: its transactions, and the pages each wrote.
