@@ -165,7 +165,7 @@ cat > "$work/outpostd.json" <<CONFIG
                $retention_key "purge_batch_rows": 16},
   "broker": {"uri": "tcp://127.0.0.1:$port", "client_id": "gw-host", "connect_timeout_ms": 5000},
   "publisher": {"window": 20, "purge_interval_ms": 200, "reconnect_initial_ms": 100,
-                "reconnect_max_ms": 1000, "drain_timeout_ms": 10000},
+                "reconnect_max_ms": 1000, "drain_timeout_ms": 10000, "receipts": false},
   "ingest": {"socket": "$work/outpostd.sock"},
   "logging": {"level": "warn"}
 }
