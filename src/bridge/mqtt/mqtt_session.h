@@ -8,11 +8,14 @@
 #define OUTPOST_BRIDGE_MQTT_MQTT_SESSION_H
 
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "bridge/config.h"
 #include "bridge/delivery.h"
 #include "bridge/ops/bridge_stats.h"
 #include "bridge/stop_signal.h"
+#include "common/backoff.h"
 #include "outpost/status.h"
 
 namespace outpost::bridge {
@@ -42,10 +45,20 @@ class MqttSession {
     virtual SessionEnd run() = 0;
 };
 
+// The pauses between a session's connection attempts: capped doubling from
+// mqtt.reconnect_min_ms to reconnect_max_ms, jittered so a fleet of bridges
+// does not reconnect in lockstep. Every kind of session uses this one.
+Backoff session_reconnect_backoff(const MqttConfig& mqtt);
+
+// The group's filters as a live session subscribes to them:
+// $share/<mqtt.shared_group>/<filter>.
+std::vector<std::string> shared_filters(const MqttConfig& mqtt);
+
 // A live session: one of the mqtt.sessions of the group, subscribed to the
 // shared subscription, running until the stop (a retired one is
-// retired_session.h's). Creates the client (MQTT v5, no client-side
-// persistence) and registers its callbacks; does not connect. `config` is
+// retired_session.h's). With uses_batched_path(config) a BatchedSession
+// (batched_session.h), else a paho session: creates the client (MQTT v5,
+// no client-side persistence) and registers its callbacks; does not connect. `config` is
 // copied; `delivery`, `stats` and `stop` are borrowed and must outlive the
 // session. Errors: kInvalidArgument when paho refuses the URI or client id.
 Result<std::unique_ptr<MqttSession>> make_mqtt_session(const BridgeConfig& config,
