@@ -114,6 +114,9 @@ class BatchedSession final : public MqttSession {
         options.session_expiry_interval_seconds = config_.mqtt.session_expiry_s;
         options.receive_maximum =
             static_cast<std::uint16_t>(std::min(65535, 2 * config_.batch.max_messages));
+        // mosquitto 2.0.11 sends one message above it when it resumes a
+        // session that holds a full window (subscriber_options.h).
+        options.receive_maximum_slack = options.receive_maximum;
         options.maximum_packet_size =
             announced_max_packet_size(config_.mqtt, config_.limits.max_payload_bytes);
         options.keep_alive_seconds = static_cast<std::uint16_t>(endpoint.keepalive.count());
