@@ -170,6 +170,15 @@ std::vector<Verdict> Delivery::forward_batch(const std::vector<ReadyMessage>& ba
     return verdicts;
 }
 
+std::variant<Verdict, ReadyMessage> Delivery::check_again(ReadyMessage ready) {
+    if (std::lock_guard<std::mutex> lock(mutex_); !recent_.contains(ready.gateway_id, ready.event_id)) {
+        return ready;
+    }
+    stats_.duplicate_suppressed();
+    confirm(ready.message.topic, ready.event_id);  // receipts
+    return Verdict::kDuplicate;
+}
+
 void Delivery::forwarded(const ReadyMessage& ready, std::chrono::steady_clock::time_point started) {
     stats_.message_forwarded(std::chrono::duration_cast<std::chrono::microseconds>(
         std::chrono::steady_clock::now() - started));

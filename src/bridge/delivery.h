@@ -98,6 +98,11 @@ class Delivery final {
     // kStopped too and were not sent, so nothing of a device is stored
     // after a message of it that stays unacknowledged).
     std::vector<Verdict> forward_batch(const std::vector<ReadyMessage>& batch);
+    // For a second copy of a message that was still held when this one
+    // arrived (a gateway's resend), once the first has been sent:
+    // kDuplicate (counted, its receipt offered) when the first was stored,
+    // else `ready` back, to be held and sent itself.
+    std::variant<Verdict, ReadyMessage> check_again(ReadyMessage ready);
 
     // Receipts: from now on every kForwarded and kDuplicate verdict offers
     // the eventId to `receipts` for the receipt topic of the gateway the

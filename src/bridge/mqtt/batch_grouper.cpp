@@ -39,6 +39,7 @@ void BatchGrouper::add(std::uint16_t packet_id, ReadyMessage ready, TimePoint no
         open->second.oldest = now;
     }
     Batch& batch = open->second;
+    event_ids_.insert({ready.gateway_id, ready.event_id});
     batch.packet_ids.push_back(packet_id);
     batch.messages.push_back(std::move(ready));
     batch.bytes += bytes;
@@ -65,6 +66,9 @@ std::optional<Batch> BatchGrouper::take_due(TimePoint now) {
         open_.erase(oldest);
     }
     held_ -= due->messages.size();
+    for (const ReadyMessage& message : due->messages) {
+        event_ids_.erase(event_ids_.find({message.gateway_id, message.event_id}));
+    }
     return due;
 }
 
@@ -80,6 +84,7 @@ std::optional<BatchGrouper::TimePoint> BatchGrouper::next_due() const {
 void BatchGrouper::clear() {
     open_.clear();
     closed_.clear();
+    event_ids_.clear();
     held_ = 0;
 }
 

@@ -22,6 +22,7 @@
 #include <deque>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -63,6 +64,11 @@ class BatchGrouper final {
 
     std::size_t held() const { return held_; }  // messages in all batches
 
+    // Whether a message with this gateway's `event_id` is held.
+    bool holds(const std::string& gateway_id, const std::string& event_id) const {
+        return event_ids_.count({gateway_id, event_id}) > 0;
+    }
+
     // Drops every message (their connection ended: the broker sends them again).
     void clear();
 
@@ -75,6 +81,7 @@ class BatchGrouper final {
     std::map<Key, Batch> open_;  // at most one open batch per group
     std::deque<Batch> closed_;   // full, in the order they closed
     std::size_t held_ = 0;
+    std::multiset<std::pair<std::string, std::string>> event_ids_;  // (gateway, eventId) held
 };
 
 }  // namespace outpost::bridge

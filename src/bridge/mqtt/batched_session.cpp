@@ -153,7 +153,10 @@ class BatchedSession final : public MqttSession {
             } else if (message.status().code() != StatusCode::kTimeout) {
                 return message.status();
             }
-            if (Status sent = send_due(subscriber); !sent.is_ok()) return sent;
+            if (Status sent = send_due(subscriber, std::chrono::steady_clock::now());
+                !sent.is_ok()) {
+                return sent;
+            }
         }
         return Status::ok();
     }
@@ -165,6 +168,16 @@ class BatchedSession final : public MqttSession {
         inbound.payload = std::move(received.payload);
         inbound.redelivered = received.dup;
         std::variant<Verdict, ReadyMessage> prepared = delivery_.prepare(std::move(inbound));
+        if (auto* ready = std::get_if<ReadyMessage>(&prepared);
+            ready != nullptr && grouper_.holds(ready->gateway_id, ready->event_id)) {
+            // A copy of a message still held (a gateway's resend): send
+            // everything held first, so this copy is settled as a duplicate
+            // rather than stored twice.
+            if (Status sent = send_due(subscriber, BatchGrouper::TimePoint::max()); !sent.is_ok()) {
+                return sent;
+            }
+            prepared = delivery_.check_again(std::move(*ready));
+        }
         if (auto* ready = std::get_if<ReadyMessage>(&prepared)) {
             grouper_.add(received.packet_id, std::move(*ready), std::chrono::steady_clock::now());
             return Status::ok();
@@ -172,9 +185,10 @@ class BatchedSession final : public MqttSession {
         return settle(subscriber, received.packet_id, std::get<Verdict>(prepared));
     }
 
-    Status send_due(mqtt5::Subscriber& subscriber) {
+    // Sends every batch due at `now` (TimePoint::max(): every batch held).
+    Status send_due(mqtt5::Subscriber& subscriber, BatchGrouper::TimePoint now) {
         while (!held_at_stop_) {
-            std::optional<Batch> batch = grouper_.take_due(std::chrono::steady_clock::now());
+            std::optional<Batch> batch = grouper_.take_due(now);
             if (!batch) return Status::ok();
             const std::vector<Verdict> verdicts = delivery_.forward_batch(batch->messages);
             for (std::size_t i = 0; i < verdicts.size(); ++i) {

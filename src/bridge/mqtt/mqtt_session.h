@@ -1,6 +1,7 @@
-// The bridge's MQTT side: one paho async client in a persistent MQTT v5
-// session on a shared subscription, whose message callback runs Delivery
-// and so acknowledges a message only after RocketMQ stored it. The design
+// The bridge's MQTT side: a persistent MQTT v5 session on a shared
+// subscription that acknowledges a message only after RocketMQ stored it.
+// Two kinds: a batched session (batched_session.h, batch.max_messages > 1
+// on tcp://) and a paho session, whose message callback runs Delivery. The design
 // note (why this is safe, what happens in outages and at shutdown) is at
 // the top of mqtt_session.cpp. Paho's types stay inside the session's own
 // files (paho_session.h and the .cpp files that include it).

@@ -96,6 +96,18 @@ TEST_CASE("a message that would overfill its batch's bytes starts the next, and 
                          {"x1", "x2"}, {"x3"}, {"huge"}, {"x4"}});
 }
 
+TEST_CASE("the grouper knows which eventIds it holds, per gateway, until their batch is taken") {
+    BatchGrouper grouper(64, 1024 * 1024, milliseconds(5));
+    const Clock::time_point t0 = Clock::time_point() + std::chrono::hours(1);
+    ReadyMessage first = ready("t", "d", "id-1");
+    first.gateway_id = "gw-1";
+    grouper.add(1, first, t0);
+    CHECK(grouper.holds("gw-1", "id-1"));
+    CHECK_FALSE(grouper.holds("gw-2", "id-1"));
+    REQUIRE(grouper.take_due(Clock::time_point::max()));
+    CHECK_FALSE(grouper.holds("gw-1", "id-1"));
+}
+
 TEST_CASE("the open batch that waited longest is due first, and clear() drops everything") {
     BatchGrouper grouper(64, 1024 * 1024, milliseconds(5));
     const Clock::time_point t0 = Clock::time_point() + std::chrono::hours(1);

@@ -69,6 +69,22 @@ TEST_CASE("a ready batch is one request, then each message is forwarded, remembe
     CHECK(h.sink.sent.size() == 3);
 }
 
+TEST_CASE("a second copy of a held message is a duplicate once the first is stored, else sent") {
+    Harness h;
+    std::vector<std::string> ids;
+    const std::vector<ReadyMessage> batch = ready_alarms(h, "dev-1", 1, &ids);
+    auto copy = h.delivery->prepare(alarm("gw-1", "dev-1", 1, ids[0]));  // first not sent yet
+    REQUIRE(std::holds_alternative<ReadyMessage>(copy));
+    auto before = h.delivery->check_again(std::get<ReadyMessage>(copy));
+    CHECK(std::holds_alternative<ReadyMessage>(before));
+    CHECK(h.delivery->forward_batch(batch) == std::vector<Verdict>{Verdict::kForwarded});
+    auto after = h.delivery->check_again(std::get<ReadyMessage>(std::move(copy)));
+    REQUIRE(std::holds_alternative<Verdict>(after));
+    CHECK(std::get<Verdict>(after) == Verdict::kDuplicate);
+    CHECK(h.stats.figures().duplicates == 1);
+    CHECK(h.sink.sent.size() == 1);
+}
+
 TEST_CASE("prepare() quarantines an invalid message alone and hands back nothing to batch") {
     Harness h;
     InboundMessage bad;
