@@ -114,9 +114,12 @@ class BatchedSession final : public MqttSession {
         options.session_expiry_interval_seconds = config_.mqtt.session_expiry_s;
         options.receive_maximum =
             static_cast<std::uint16_t>(std::min(65535, 2 * config_.batch.max_messages));
-        // mosquitto 2.0.11 sends one message above it when it resumes a
-        // session that holds a full window (subscriber_options.h).
-        options.receive_maximum_slack = options.receive_maximum;
+        // mosquitto 2.0.11 resuming a session sends its whole backlog
+        // regardless of Receive Maximum (subscriber_options.h): take all of
+        // it, bounded only by the 65535 packet identifiers, or the session
+        // could never drain. Memory: the broker's queue limit times the
+        // message size.
+        options.receive_maximum_slack = 65535;
         options.maximum_packet_size =
             announced_max_packet_size(config_.mqtt, config_.limits.max_payload_bytes);
         options.keep_alive_seconds = static_cast<std::uint16_t>(endpoint.keepalive.count());

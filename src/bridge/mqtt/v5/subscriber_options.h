@@ -35,10 +35,10 @@ struct SubscriberOptions {
     uint16_t receive_maximum = 32;
     // Unacknowledged QoS 1 messages above receive_maximum taken anyway
     // before the broker counts as breaking the protocol (0x93). 0: none, as
-    // MQTT asks. mosquitto 2.0.11 overshoots on a resumed session that still
-    // holds a full window (every unacknowledged message again, then one
-    // more) and after a QoS 0 message; a subscriber that refuses that can
-    // never drain such a session.
+    // MQTT asks. mosquitto 2.0.11 overshoots after a QoS 0 message and, on
+    // a resumed session, sends the whole backlog (thousands when the
+    // subscriber was away); a subscriber that refuses that can never drain
+    // such a session.
     uint16_t receive_maximum_slack = 0;
     // The largest packet the broker may send (whole packet, bytes); it drops
     // larger messages for this subscriber instead of sending them.
