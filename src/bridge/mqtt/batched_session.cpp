@@ -4,9 +4,10 @@
 // Wire contract: as the paho session's (mqtt_session.cpp): MQTT v5, QoS 1,
 // the session's fixed client id, clean_start false with mqtt.session_expiry_s,
 // the shared subscription $share/<group>/<filter>, plain TCP. Receive Maximum
-// is twice batch.max_messages (at most 65535): the broker may send that
-// many before the first PUBACK, so one batch can fill while another waits
-// for its answer.
+// 65535, the most packet identifiers allow: brokers do not keep to a smaller
+// one when they resume a session (connect() says which), so the session
+// takes whatever the broker sends and its memory is bounded by the broker's
+// queue limit.
 //
 // Invariants:
 //  1. No PUBACK before SEND_OK. A message is acknowledged (Subscriber::
@@ -112,14 +113,13 @@ class BatchedSession final : public MqttSession {
         if (!endpoint.password.empty()) options.password = endpoint.password;
         options.clean_start = false;
         options.session_expiry_interval_seconds = config_.mqtt.session_expiry_s;
-        options.receive_maximum =
-            static_cast<std::uint16_t>(std::min(65535, 2 * config_.batch.max_messages));
-        // mosquitto 2.0.11 resuming a session sends its whole backlog
-        // regardless of Receive Maximum (subscriber_options.h): take all of
-        // it, bounded only by the 65535 packet identifiers, or the session
-        // could never drain. Memory: the broker's queue limit times the
+        // As many as packet identifiers allow. mosquitto 2.0.11 resuming a
+        // session sends its whole backlog regardless of a smaller Receive
+        // Maximum (the subscriber would close the connection, 0x93, at
+        // every reconnect), and mochi-mqtt 2 stalls a resumed session once
+        // that quota is spent. Memory: the broker's queue limit times the
         // message size.
-        options.receive_maximum_slack = 65535;
+        options.receive_maximum = 65535;
         options.maximum_packet_size =
             announced_max_packet_size(config_.mqtt, config_.limits.max_payload_bytes);
         options.keep_alive_seconds = static_cast<std::uint16_t>(endpoint.keepalive.count());
@@ -131,13 +131,22 @@ class BatchedSession final : public MqttSession {
         for (const std::string& filter : shared_filters(config_.mqtt)) {
             subscriptions.push_back({filter, 1});
         }
+        const bool resumed = (*subscriber)->session().session_present;
         const Status subscribed = (*subscriber)->subscribe(
             subscriptions, std::chrono::steady_clock::now() + endpoint.connect_timeout);
-        if (!subscribed.is_ok()) return subscribed;
+        // A resumed session keeps its subscription (as the paho session
+        // does); mochi-mqtt 2 refuses a SUBSCRIBE whose packet identifier
+        // one of its own redelivered PUBLISHes uses (0x91).
+        const bool refused = subscribed.code() == StatusCode::kRejected ||
+                             subscribed.code() == StatusCode::kPermissionDenied;
+        if (!subscribed.is_ok() && !(resumed && refused)) return subscribed;
+        if (!subscribed.is_ok()) {
+            log_warning("MQTT " + subscribed.to_string() +
+                        " (the resumed session keeps its subscription)");
+        }
         stats_.mqtt_connected(id(), true);
-        log_info("connected to " + where + ((*subscriber)->session().session_present
-                                                 ? " (session resumed), subscribed"
-                                                 : " (new session), subscribed") +
+        log_info("connected to " + where +
+                 (resumed ? " (session resumed), subscribed" : " (new session), subscribed") +
                  ", batches of up to " + std::to_string(config_.batch.max_messages));
         return subscriber;
     }

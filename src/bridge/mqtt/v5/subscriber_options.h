@@ -33,13 +33,6 @@ struct SubscriberOptions {
     // (1..65535). The broker's own limit may be lower (mosquitto:
     // max_inflight_messages).
     uint16_t receive_maximum = 32;
-    // Unacknowledged QoS 1 messages above receive_maximum taken anyway
-    // before the broker counts as breaking the protocol (0x93). 0: none, as
-    // MQTT asks. mosquitto 2.0.11 overshoots after a QoS 0 message and, on
-    // a resumed session, sends the whole backlog (thousands when the
-    // subscriber was away); a subscriber that refuses that can never drain
-    // such a session.
-    uint16_t receive_maximum_slack = 0;
     // The largest packet the broker may send (whole packet, bytes); it drops
     // larger messages for this subscriber instead of sending them.
     uint32_t maximum_packet_size = 1024 * 1024;

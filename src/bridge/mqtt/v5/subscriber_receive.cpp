@@ -114,8 +114,7 @@ Status Subscriber::handle_publish(const RawPacket& packet) {
                                                  std::to_string(publish.packet_id) +
                                                  " before its PUBACK"});
         }
-        if (order_.held() >
-            std::size_t{options_.receive_maximum} + options_.receive_maximum_slack) {
+        if (order_.held() > options_.receive_maximum) {
             return violated({kReceiveMaximumExceeded,
                              std::to_string(order_.held()) +
                                  " unacknowledged QoS 1 messages, above the Receive Maximum of " +
