@@ -50,7 +50,10 @@
 // is durable ("send_ok").
 //
 // Usage: bridge_bench [--messages=4000] [--devices=64] [--rounds=5]
-//                     [--sessions=1,2,4,8] [--in-flight=32] [--delay-ms=0]
+//                     [--sessions=1,2,4,8] [--in-flight=32] [--batch=64]
+//                     [--delay-ms=0]
+// --batch lists batch.max_messages values (1: one request per message; more:
+// the batched session, batched_session.h); each is a configuration.
 #include <mqtt/async_client.h>
 
 #include <algorithm>
@@ -92,15 +95,19 @@ struct Args {
     int rounds = 5;
     std::vector<int> sessions = {1, 2, 4, 8};
     std::vector<int> in_flight = {32};
+    std::vector<int> batch = {64};
     int delay_ms = 0;
 };
 
-// One configuration: S sessions (and S producer threads), F in flight.
+// One configuration: S sessions (and S producer threads), F in flight, B
+// messages per batch at most.
 struct Setup {
     int sessions;
     int in_flight;
+    int batch;
     std::string name() const {
-        return "s" + std::to_string(sessions) + "f" + std::to_string(in_flight);
+        return "s" + std::to_string(sessions) + "f" + std::to_string(in_flight) + "b" +
+               std::to_string(batch);
     }
 };
 
@@ -135,6 +142,8 @@ bool parse_args(int argc, char** argv, Args* args) {
             if (!parse_list(arg.substr(11), &args->sessions)) return false;
         } else if (arg.rfind("--in-flight=", 0) == 0) {
             if (!parse_list(arg.substr(12), &args->in_flight)) return false;
+        } else if (arg.rfind("--batch=", 0) == 0) {
+            if (!parse_list(arg.substr(8), &args->batch)) return false;
         } else {
             ints.push_back(argv[i]);
         }
@@ -145,7 +154,8 @@ bool parse_args(int argc, char** argv, Args* args) {
                                  {"--rounds", &args->rounds},
                                  {"--delay-ms", &args->delay_ms}},
                                 0)) {
-        std::fprintf(stderr, "       [--sessions=1,2,4,8] [--in-flight=32] (lists, 1 to 64)\n");
+        std::fprintf(stderr,
+                     "       [--sessions=1,2,4,8] [--in-flight=32] [--batch=64] (lists, 1 to 64)\n");
         return false;
     }
     args->messages = std::max(2, args->messages);
@@ -204,6 +214,7 @@ nlohmann::json bridge_config(const std::string& mqtt_uri, const std::string& nam
                                                 {"tag", "${payload.severity}"}}})},
             {"quarantine_topic", topic + "_quarantine"},
             {"receipts", {{"enabled", false}}},
+            {"batch", {{"max_messages", setup.batch}}},
             {"status", {{"file", status_file}, {"interval_ms", 100}, {"log_to_stderr", false}}}};
 }
 
@@ -426,7 +437,9 @@ int main(int argc, char** argv) {
                                              .count());
     std::vector<Setup> setups;
     for (int sessions : args.sessions) {
-        for (int in_flight : args.in_flight) setups.push_back({sessions, in_flight});
+        for (int in_flight : args.in_flight) {
+            for (int batch : args.batch) setups.push_back({sessions, in_flight, batch});
+        }
     }
     // One producer per configuration (its max_in_flight); the warm-up creates
     // both topics and the connection, so neither side pays for them below.
@@ -491,6 +504,7 @@ int main(int argc, char** argv) {
                                        {"scenario", "pair"},
                                        {"sessions", setup.sessions},
                                        {"in_flight", setup.in_flight},
+                                       {"batch", setup.batch},
                                        {"delay_ms", args.delay_ms},
                                        {"round", round},
                                        {"messages", args.messages},
@@ -522,6 +536,7 @@ int main(int argc, char** argv) {
                         {"scenario", "summary"},
                         {"sessions", setups[c].sessions},
                         {"in_flight", setups[c].in_flight},
+                        {"batch", setups[c].batch},
                         {"delay_ms", args.delay_ms},
                         {"flush_disk_type", rocketmq.durability().flush_disk_type},
                         {"broker_role", rocketmq.durability().broker_role},

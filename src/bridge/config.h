@@ -197,6 +197,30 @@ struct ReceiptsConfig {
     std::size_t max_queued = 100000;  // ids waiting in all; beyond: dropped, counted
 };
 
+// Forwarding in RocketMQ batches (bridge/mqtt/batched_session.h): each
+// session holds up to max_messages unacknowledged MQTT messages, sends
+// those of one device and RocketMQ topic in one request, and acknowledges
+// them after its SEND_OK. It needs our own MQTT v5 subscriber, which speaks
+// plain TCP only: an ssl:// mqtt.uri keeps the single-send path (warned
+// about at start).
+struct BatchConfig {
+    // Messages per RocketMQ request, 1 to kMaxBatchMessages. 1: the
+    // single-send path, one request per message, acknowledged one by one.
+    int max_messages = 64;
+    // Bytes per request (bodies and properties, as the producer counts
+    // them), kMinBatchBytes to kMaxBatchBytes; a message that does not fit
+    // starts the next batch, one larger than this goes in a batch alone.
+    std::size_t max_bytes = 1024 * 1024;
+    // How long the oldest message of a partial batch waits for company
+    // before the batch goes out anyway: the latency batching may add.
+    int linger_ms = 5;
+};
+
+// The producer's own bounds of one batch (ProducerOptions defaults).
+constexpr int kMaxBatchMessages = 256;
+constexpr std::size_t kMinBatchBytes = 64 * 1024;
+constexpr std::size_t kMaxBatchBytes = 4u * 1024u * 1024u;
+
 struct BridgeConfig {
     MqttConfig mqtt;
     RocketMqConfig rocketmq;
@@ -208,7 +232,32 @@ struct BridgeConfig {
     StatusConfig status;
     MetricsConfig metrics;
     ReceiptsConfig receipts;  // receipts
+    BatchConfig batch;
 };
+
+// True when the sessions forward in batches: batch.max_messages > 1 and
+// mqtt.uri is plain tcp://.
+bool uses_batched_path(const BridgeConfig& config);
+
+// The warning logged at start when batch.max_messages > 1 asks for batches
+// that an ssl:// mqtt.uri rules out (the sessions send one by one); empty
+// otherwise. It says how to silence it: batch.max_messages 1.
+std::string single_send_warning(const BridgeConfig& config);
+
+// The broker a batched session dials, from a "tcp://host:port" uri (host:
+// a name, an IPv4 address or a bracketed IPv6 one). kInvalidArgument
+// naming the uri otherwise.
+struct SubscriberHost {
+    std::string host;  // without brackets
+    std::string port;
+};
+Result<SubscriberHost> subscriber_host(const std::string& uri);
+
+// `where` as the numeric "ip:port" or "[ipv6]:port" the v5 subscriber
+// dials; a name is looked up (getaddrinfo, the first address). A batched
+// session resolves once, before its first connection, so no lookup can
+// block it while it holds messages. kUnavailable when the lookup fails.
+Result<std::string> resolve_subscriber_address(const SubscriberHost& where);
 
 // Each leg as the transport rules see it (common/transport_security.h).
 // `tls_settings_given`: the configuration has an mqtt.tls object, or

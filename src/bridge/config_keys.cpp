@@ -169,6 +169,20 @@ ConfigKeys bridge_config_keys(const BridgeConfig& shown) {
             "receipts.max_queued", T::kInteger, shown.receipts.max_queued, "eventIds",
             "eventIds waiting to be sent, over all gateways; beyond it new ones are dropped and "
             "counted."),
+        config_section("batch", false,
+                       "Forwarding in RocketMQ batches: one request per device and topic for "
+                       "up to max_messages messages, each acknowledged after that request's "
+                       "SEND_OK. Needs a tcp://ip:port mqtt.uri; ssl:// keeps single sends "
+                       "(warned at start)."),
+        config_key("batch.max_messages", T::kInteger, shown.batch.max_messages, "messages",
+                   "Messages per RocketMQ request, 1 to 256; 1: one request per message, "
+                   "through paho (the path for ssl://)."),
+        config_key("batch.max_bytes", T::kInteger, shown.batch.max_bytes, "bytes",
+                   "Bytes per request (bodies and properties), 65536 to 4194304; a larger "
+                   "message goes alone."),
+        config_key("batch.linger_ms", T::kInteger, shown.batch.linger_ms, "ms",
+                   "How long the oldest message of a partial batch waits for company: the "
+                   "latency batching may add. 0 to 10000."),
     };
     keys.insert(keys.end(), rest.begin(), rest.end());
     return keys;

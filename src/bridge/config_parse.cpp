@@ -229,6 +229,13 @@ void read_receipts(JsonObjectReader& in, ReceiptsConfig& receipts) {
     in.read_integer("max_queued", receipts.max_queued, 1, 10000000);
 }
 
+void read_batch(JsonObjectReader& in, BatchConfig& batch) {
+    in.read_integer("max_messages", batch.max_messages, 1, kMaxBatchMessages);
+    in.read_integer("max_bytes", batch.max_bytes, static_cast<std::int64_t>(kMinBatchBytes),
+                    static_cast<std::int64_t>(kMaxBatchBytes));
+    in.read_integer("linger_ms", batch.linger_ms, 0, 10000);
+}
+
 }  // namespace
 
 LegSecurity mqtt_leg_security(const MqttConfig& mqtt, bool tls_settings_given) {
@@ -307,6 +314,16 @@ Result<BridgeConfig> parse_bridge_config(const std::string& json_text,
                         [&](JsonObjectReader& in) { read_metrics(in, config.metrics); });
         top.read_object("receipts", false,  // receipts
                         [&](JsonObjectReader& in) { read_receipts(in, config.receipts); });
+        top.read_object("batch", false,
+                        [&](JsonObjectReader& in) { read_batch(in, config.batch); });
+        // An ssl:// uri keeps the single-send path (warned at start); a
+        // tcp:// one must be dialable by the v5 subscriber.
+        if (uses_batched_path(config)) {
+            if (Result<SubscriberHost> address = subscriber_host(config.mqtt.endpoint.uri);
+                !address.is_ok()) {
+                top.error("mqtt.uri", address.status().message());
+            }
+        }
         // A deferred message comes back only as a gateway's republish after a
         // missing receipt (gateway_budget.h).
         if (config.limits.max_messages_per_s_per_gateway > 0 && !config.receipts.enabled) {

@@ -76,6 +76,12 @@ const Delivery::Route* Delivery::route_for(const std::string& topic) const {
 }
 
 Verdict Delivery::deliver(const InboundMessage& message) {
+    std::variant<Verdict, ReadyMessage> prepared = prepare(message);
+    if (const auto* verdict = std::get_if<Verdict>(&prepared)) return *verdict;
+    return forward_one(std::get<ReadyMessage>(prepared));
+}
+
+std::variant<Verdict, ReadyMessage> Delivery::prepare(InboundMessage message) {
     stats_.message_received(message.redelivered);
     std::variant<CheckedEnvelope, Rejection> checked =
         check_inbound(message, config_.limits, config_.identity);
@@ -101,34 +107,86 @@ Verdict Delivery::deliver(const InboundMessage& message) {
     }
     if (!pace()) return Verdict::kStopped;
 
-    SinkMessage out;
-    out.topic = route->rocketmq_topic;
-    out.tags = route->tag.render(envelope.document);
-    out.keys = envelope.event_id;
-    out.body = message.payload;  // verbatim: the gateway's bytes are the event
-    out.sharding_key = envelope.device_id;
+    ReadyMessage ready;
+    ready.out.topic = route->rocketmq_topic;
+    ready.out.tags = route->tag.render(envelope.document);
+    ready.out.keys = envelope.event_id;
+    ready.out.body = message.payload;  // verbatim: the gateway's bytes are the event
+    ready.out.sharding_key = envelope.device_id;
+    ready.gateway_id = envelope.gateway_id;
+    ready.event_id = envelope.event_id;
+    ready.message = std::move(message);
+    return ready;
+}
+
+Verdict Delivery::forward_one(const ReadyMessage& ready) {
     OUTPOST_FAULT_POINT("bridge.before_send");
     const auto started = std::chrono::steady_clock::now();
     Status refusal;
-    switch (send_until_stored(out, &refusal)) {
+    switch (send_until_stored(ready.out, &refusal)) {
         case SendEnd::kStored:
             OUTPOST_FAULT_POINT("bridge.after_send");
-            stats_.message_forwarded(std::chrono::duration_cast<std::chrono::microseconds>(
-                std::chrono::steady_clock::now() - started));
-            {
-                std::lock_guard<std::mutex> lock(mutex_);
-                recent_.insert(envelope.gateway_id, envelope.event_id);
-            }
-            confirm(message.topic, envelope.event_id);  // receipts
+            forwarded(ready, started);
             return Verdict::kForwarded;
         case SendEnd::kStopped:
             return Verdict::kStopped;
         case SendEnd::kRefused:
             break;
     }
-    return quarantine(
-        message, Rejection{QuarantineReason::kRocketMqRejected,
-                           "topic " + out.topic + ": " + refusal.to_string(), envelope.event_id});
+    return quarantine(ready.message,
+                      Rejection{QuarantineReason::kRocketMqRejected,
+                                "topic " + ready.out.topic + ": " + refusal.to_string(),
+                                ready.event_id});
+}
+
+std::vector<Verdict> Delivery::forward_batch(const std::vector<ReadyMessage>& batch) {
+    std::vector<SinkMessage> out;
+    out.reserve(batch.size());
+    for (const ReadyMessage& ready : batch) out.push_back(ready.out);
+    OUTPOST_FAULT_POINT("bridge.before_send");
+    const auto started = std::chrono::steady_clock::now();
+    Status refusal;
+    const SendEnd end = attempt_until_stored(
+        [this, &out](std::optional<std::int32_t>* code) { return sink_.send_batch(out, code); },
+        &refusal);
+    std::vector<Verdict> verdicts(batch.size(), Verdict::kStopped);
+    if (end == SendEnd::kStopped) return verdicts;
+    if (end == SendEnd::kStored) {
+        OUTPOST_FAULT_POINT("bridge.after_send");
+        stats_.batch_forwarded(batch.size());
+        for (const ReadyMessage& ready : batch) forwarded(ready, started);
+        std::fill(verdicts.begin(), verdicts.end(), Verdict::kForwarded);
+        return verdicts;
+    }
+    // Refused for good, maybe for one message's sake: one at a time, so
+    // only that one is quarantined; in order, none after a stopped one.
+    log_warning("RocketMQ refused a batch of " + std::to_string(batch.size()) + " for topic " +
+                batch.front().out.topic + " (" + refusal.to_string() +
+                "); sending its messages one at a time");
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+        verdicts[i] = forward_one(batch[i]);
+        if (verdicts[i] == Verdict::kStopped) break;
+    }
+    return verdicts;
+}
+
+std::variant<Verdict, ReadyMessage> Delivery::check_again(ReadyMessage ready) {
+    if (std::lock_guard<std::mutex> lock(mutex_); !recent_.contains(ready.gateway_id, ready.event_id)) {
+        return ready;
+    }
+    stats_.duplicate_suppressed();
+    confirm(ready.message.topic, ready.event_id);  // receipts
+    return Verdict::kDuplicate;
+}
+
+void Delivery::forwarded(const ReadyMessage& ready, std::chrono::steady_clock::time_point started) {
+    stats_.message_forwarded(std::chrono::duration_cast<std::chrono::microseconds>(
+        std::chrono::steady_clock::now() - started));
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        recent_.insert(ready.gateway_id, ready.event_id);
+    }
+    confirm(ready.message.topic, ready.event_id);  // receipts
 }
 
 Verdict Delivery::quarantine(const InboundMessage& message, const Rejection& rejection) {
@@ -156,12 +214,18 @@ Verdict Delivery::quarantine(const InboundMessage& message, const Rejection& rej
 }
 
 Delivery::SendEnd Delivery::send_until_stored(const SinkMessage& message, Status* refusal) {
+    return attempt_until_stored(
+        [this, &message](std::optional<std::int32_t>* code) { return sink_.send(message, code); },
+        refusal);
+}
+
+Delivery::SendEnd Delivery::attempt_until_stored(const Attempt& attempt, Status* refusal) {
     const auto started = std::chrono::steady_clock::now();
     Backoff pause = Backoff::exact(kFirstRetryPause,
                                    std::chrono::milliseconds(config_.rocketmq.retry_pause_max_ms));
     for (int64_t failures = 1;; ++failures) {
         std::optional<std::int32_t> response_code;
-        const Status sent = sink_.send(message, &response_code);
+        const Status sent = attempt(&response_code);
         const auto held = std::chrono::duration_cast<std::chrono::milliseconds>(
             std::chrono::steady_clock::now() - started);
         if (sent.is_ok()) {

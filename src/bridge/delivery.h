@@ -21,9 +21,11 @@
 #define OUTPOST_BRIDGE_DELIVERY_H
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "bridge/config.h"
@@ -50,6 +52,15 @@ enum class Verdict {
 
 const char* verdict_name(Verdict verdict);
 
+// A message Delivery::prepare() found fit to forward: checked, not a
+// duplicate, within its gateway's budget, mapped and paced.
+struct ReadyMessage {
+    InboundMessage message;  // as received: quarantined from this if RocketMQ refuses it
+    SinkMessage out;         // what goes to RocketMQ; out.sharding_key is the device
+    std::string gateway_id;
+    std::string event_id;
+};
+
 // Thread-safe: every MQTT session's callback thread calls deliver() (with
 // mqtt.sessions > 1, concurrently); the remembered eventIds and the pace
 // are shared by all sessions of the instance. The sink, stats and stop
@@ -61,7 +72,37 @@ class Delivery final {
     static Result<std::unique_ptr<Delivery>> create(const BridgeConfig& config, MessageSink& sink,
                                                     BridgeStats& stats, const StopSignal& stop);
 
+    // The single path: prepare(), then forward the message alone.
     Verdict deliver(const InboundMessage& message);
+
+    // The batched path (bridge/mqtt/batched_session.h) in two steps.
+    //
+    // Counts the message received and settles what needs no send of its
+    // own: a duplicate (kDuplicate, its receipt offered), a message of a
+    // gateway over its budget (kPaced), one that fails the checks or has no
+    // mapping (sent to the quarantine topic alone, paced as the single path
+    // does: kQuarantined, or kStopped). Otherwise waits for its forwarding
+    // slot (limits.max_messages_per_s; kStopped on a stop meanwhile) and
+    // returns it ready to send.
+    std::variant<Verdict, ReadyMessage> prepare(InboundMessage message);
+    // Sends `batch` (1 or more ready messages of one RocketMQ topic and one
+    // sharding key, in arrival order) in one request, with the single
+    // path's retries: a failed or unanswered batch is sent again whole,
+    // kPermissionDenied holds it until the stop. After SEND_OK each is
+    // remembered, counted and confirmed. A batch RocketMQ refuses for good
+    // (kRejected, kInvalidArgument: maybe one message's fault) is sent
+    // again one message at a time as deliver() sends, which quarantines
+    // the refused one. One verdict per message, in order: kForwarded or
+    // kQuarantined (acknowledge it), or kStopped (a stop came while
+    // RocketMQ failed: acknowledge neither it nor any after it, which are
+    // kStopped too and were not sent, so nothing of a device is stored
+    // after a message of it that stays unacknowledged).
+    std::vector<Verdict> forward_batch(const std::vector<ReadyMessage>& batch);
+    // For a second copy of a message that was still held when this one
+    // arrived (a gateway's resend), once the first has been sent:
+    // kDuplicate (counted, its receipt offered) when the first was stored,
+    // else `ready` back, to be held and sent itself.
+    std::variant<Verdict, ReadyMessage> check_again(ReadyMessage ready);
 
     // Receipts: from now on every kForwarded and kDuplicate verdict offers
     // the eventId to `receipts` for the receipt topic of the gateway the
@@ -77,15 +118,24 @@ class Delivery final {
         TagTemplate tag;
     };
     enum class SendEnd { kStored, kRefused, kStopped };
+    // One request to RocketMQ: sets the response code, returns the result.
+    using Attempt = std::function<Status(std::optional<std::int32_t>*)>;
 
     Delivery(const BridgeConfig& config, std::vector<Route> routes, MessageSink& sink,
              BridgeStats& stats, const StopSignal& stop);
 
     const Route* route_for(const std::string& topic) const;
     Verdict quarantine(const InboundMessage& message, const Rejection& rejection);
+    // Forwards one ready message alone: kForwarded, kQuarantined (RocketMQ
+    // refused it) or kStopped.
+    Verdict forward_one(const ReadyMessage& ready);
+    // SEND_OK for `ready` `started` ago: remember, count, confirm.
+    void forwarded(const ReadyMessage& ready, std::chrono::steady_clock::time_point started);
     // Sends until SEND_OK (kStored), a permanent refusal (kRefused, with
     // `refusal` set) or a stop during failures (kStopped).
     SendEnd send_until_stored(const SinkMessage& message, Status* refusal);
+    // The same for any request.
+    SendEnd attempt_until_stored(const Attempt& attempt, Status* refusal);
     // Reports `refusal` (kPermissionDenied) and sleeps until the stop.
     SendEnd hold_until_stop(const Status& refusal, std::chrono::milliseconds held);
     // Takes a slot of the budget of the gateway `topic` names

@@ -158,6 +158,12 @@ void print_summary(const BridgeConfig& config) {
         config.mqtt.session_expiry_s, config.mqtt.sessions, config.mqtt.retired_sessions);
     std::printf("  rocketmq %s, group %s\n", config.rocketmq.name_servers.c_str(),
                 config.rocketmq.producer_group.c_str());
+    if (uses_batched_path(config)) {
+        std::printf("  batches of up to %d messages, %zu bytes, linger %d ms\n",
+                    config.batch.max_messages, config.batch.max_bytes, config.batch.linger_ms);
+    } else {
+        std::printf("  one message per request\n");
+    }
     for (const MappingRule& rule : config.mapping) {
         std::printf("  %s -> %s tag %s\n", rule.mqtt_filter.c_str(), rule.rocketmq_topic.c_str(),
                     rule.tag.c_str());
@@ -414,6 +420,9 @@ int main(int argc, char** argv) {
     }
     for (const std::string& warning :
          weakened_security_warnings(*config, arguments->config_path)) {
+        log_warning(warning);
+    }
+    if (const std::string warning = single_send_warning(*config); !warning.empty()) {
         log_warning(warning);
     }
     if (arguments->check_only) {

@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "outpost/status.h"
 
@@ -36,6 +37,15 @@ class MessageSink {
     // NO_PERMISSION, 11 SLAVE_NOT_AVAILABLE, ...), or empty when no answer
     // came (connection refused or lost, timeout, TLS) or nothing was sent.
     virtual Status send(const SinkMessage& message, std::optional<std::int32_t>* response_code) = 0;
+
+    // Sends `messages` (1 or more, all with the first's topic and sharding
+    // key) in one request and waits for the answer. OK means SEND_OK for
+    // every one of them, stored in this order on the one queue the sharding
+    // key picks. Errors as send(), for the batch as a whole: a transient one
+    // may have stored some or all of them (send them again, whole); a
+    // permanent one (kRejected, kInvalidArgument) may be one message's fault.
+    virtual Status send_batch(const std::vector<SinkMessage>& messages,
+                              std::optional<std::int32_t>* response_code) = 0;
 };
 
 }  // namespace outpost::bridge

@@ -12,7 +12,11 @@ using namespace outpost::testing;
 
 namespace {
 
-constexpr unsigned long kKillAtHit = 40;  // of 120 events: mid-stream
+// The hit that kills, mid-stream of 120 events: a fault point is hit once
+// per RocketMQ request, so once per message on the single path and once per
+// batch (at least twelve of 16 at most: six devices, twenty events each)
+// on the batched one.
+unsigned long kill_at_hit(int batch_messages) { return batch_messages == 1 ? 40 : 5; }
 
 // Starts `bridge` with OUTPOST_FAULT=<point>:<hit> in its environment only.
 void start_armed(BridgeProcess& bridge, const std::string& fault) {
@@ -46,19 +50,24 @@ TEST_CASE(
     // This process reads OUTPOST_FAULT once; freeze it as unset before the
     // children get theirs.
     REQUIRE(outpost::armed_fault_point() == nullptr);
+    const int batch_messages = GENERATE(1, 16);  // the single path, then the batched one
+    const unsigned long kKillAtHit = kill_at_hit(batch_messages);
+    INFO("batch.max_messages " << batch_messages);
     for (const outpost::FaultPointInfo& point : outpost::kFaultPoints) {
         if (std::string(point.workload) != "bridge") continue;
         const std::string name = point.name;
         SECTION(name) {
             TempDir dir;
             Mosquitto broker;
-            const std::string suffix = name.substr(name.find('.') + 1) + "_" + run_id();
+            const std::string suffix = name.substr(name.find('.') + 1) + "_" +
+                                       std::to_string(batch_messages) + "_" + run_id();
             const std::string alarms = "e2e_bridge_" + suffix;
             const std::string client_id = "bridge-fault-" + suffix;
             create_rocketmq_topic(alarms, 4);
-            BridgeProcess bridge(dir, "bridge",
-                                 bridge_config(broker.uri(), client_id, alarms,
-                                               "e2e_bridge_q_" + suffix, dir.file("status.json")));
+            nlohmann::json config = bridge_config(broker.uri(), client_id, alarms,
+                                                  "e2e_bridge_q_" + suffix, dir.file("status.json"));
+            config["batch"] = {{"max_messages", batch_messages}};
+            BridgeProcess bridge(dir, "bridge", config);
             start_armed(bridge, name + ":" + std::to_string(kKillAtHit));
 
             const std::vector<GatewayEvent> events = make_events(2, 3, 20);  // 120 events
@@ -87,9 +96,9 @@ TEST_CASE(
                 CHECK(stored.messages > events.size());
             }
             std::printf(
-                "# %s:%lu: %zu events, %zu acknowledged before the kill, %zu stored "
+                "# batch %d, %s:%lu: %zu events, %zu acknowledged before the kill, %zu stored "
                 "(%zu repeats)\n",
-                name.c_str(), kKillAtHit, events.size(), acked_at_kill, stored.messages,
+                batch_messages, name.c_str(), kKillAtHit, events.size(), acked_at_kill, stored.messages,
                 stored.messages - events.size());
         }
     }

@@ -79,6 +79,7 @@
 #include <utility>
 #include <vector>
 
+#include "bridge/mqtt/batched_session.h"
 #include "bridge/mqtt/paho_session.h"
 #include "common/service_log.h"
 
@@ -130,7 +131,7 @@ class LiveSession final : public PahoSession {
         const auto timeout = std::chrono::duration_cast<std::chrono::seconds>(
                                  config_.mqtt.endpoint.connect_timeout) +
                              std::chrono::seconds(2);
-        const std::vector<std::string> filters = shared_filters();
+        const std::vector<std::string> filters = shared_filters(config_.mqtt);
         const std::string what =
             "subscribe to " + filters.front() + (filters.size() > 1 ? " (and others)" : "");
         try {
@@ -159,9 +160,23 @@ class LiveSession final : public PahoSession {
 
 }  // namespace
 
+Backoff session_reconnect_backoff(const MqttConfig& mqtt) {
+    return Backoff::jittered(mqtt.endpoint.reconnect_initial, mqtt.endpoint.reconnect_max,
+                             seeded_random(0));
+}
+
+std::vector<std::string> shared_filters(const MqttConfig& mqtt) {
+    std::vector<std::string> filters;
+    for (const std::string& filter : mqtt.topic_filters) {
+        filters.push_back("$share/" + mqtt.shared_group + "/" + filter);
+    }
+    return filters;
+}
+
 Result<std::unique_ptr<MqttSession>> make_mqtt_session(const BridgeConfig& config,
                                                        Delivery& delivery, BridgeStats& stats,
                                                        const StopSignal& stop) {
+    if (uses_batched_path(config)) return make_batched_session(config, delivery, stats, stop);
     return make_session<LiveSession>(config, delivery, stats, stop);
 }
 

@@ -43,10 +43,7 @@ PahoSession::PahoSession(const BridgeConfig& config, Delivery& delivery, const S
       client_(std::move(client)),
       delivery_(delivery),
       stop_(stop),
-      // Capped doubling, jittered so a fleet of bridges does not
-      // reconnect in lockstep.
-      reconnect_backoff_(Backoff::jittered(config.mqtt.endpoint.reconnect_initial,
-                                           config.mqtt.endpoint.reconnect_max, seeded_random(0))) {
+      reconnect_backoff_(session_reconnect_backoff(config.mqtt)) {
     // Registered before connect(): paho C 1.3.12 can deadlock when a
     // callback is set while its threads already deliver to the client.
     client_->set_message_callback([this](mqtt::const_message_ptr message) { on_message(message); });
@@ -173,14 +170,6 @@ Status PahoSession::connect() {
                              "broker " + config_.mqtt.endpoint.uri + " did not accept MQTT v5");
     }
     return on_connected(connack->session_present, where);
-}
-
-std::vector<std::string> PahoSession::shared_filters() const {
-    std::vector<std::string> filters;
-    for (const std::string& filter : config_.mqtt.topic_filters) {
-        filters.push_back("$share/" + config_.mqtt.shared_group + "/" + filter);
-    }
-    return filters;
 }
 
 bool PahoSession::disconnect_bounded() {

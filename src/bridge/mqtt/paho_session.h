@@ -89,9 +89,6 @@ class PahoSession : public MqttSession {
     // A DISCONNECT completed (disconnect_bounded()).
     virtual void disconnected() {}
 
-    // The group's filters as subscribed: $share/<group>/<filter>.
-    std::vector<std::string> shared_filters() const;
-
     // DISCONNECT from a helper thread, waiting at most kDisconnectTimeout
     // (invariant 4). False when it did not finish: the helper stays blocked
     // behind a parked callback and the session must not be destroyed.

@@ -69,7 +69,7 @@ class RetiredSession final : public PahoSession {
         }
         if (drained) return end_session();
         if (send_unsubscribe) {
-            const std::vector<std::string> filters = shared_filters();
+            const std::vector<std::string> filters = shared_filters(config_.mqtt);
             try {
                 // Not under mutex_: paho may hold its own lock while a
                 // callback waits for mutex_.

@@ -73,6 +73,12 @@ void BridgeStats::message_paced() {
     ++paced_;
 }
 
+void BridgeStats::batch_forwarded(std::size_t messages) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++batches_;
+    batched_ += messages;
+}
+
 void BridgeStats::rocketmq_error(StatusCode code, std::optional<std::int32_t> response_code) {
     const std::string key = rocketmq_error_label(code, response_code).key();
     std::lock_guard<std::mutex> lock(mutex_);
@@ -125,6 +131,8 @@ BridgeFigures BridgeStats::figures() const {
     figures.forwarded = forwarded_;
     figures.duplicates = duplicates_;
     figures.paced = paced_;
+    figures.batches = batches_;
+    figures.batched = batched_;
     figures.quarantined_total = quarantined_total_;
     figures.quarantined = quarantined_;
     figures.rocketmq_errors_total = errors_total_;
@@ -163,6 +171,8 @@ std::string figures_json_line(const BridgeFigures& now) {
         {"forwarded", now.forwarded},
         {"duplicates_suppressed", now.duplicates},
         {"paced", now.paced},
+        {"batches", now.batches},
+        {"batched", now.batched},
         {"quarantined", quarantined},
         {"rocketmq_errors", errors},
         {"holding", now.holding},

@@ -92,6 +92,10 @@ struct BridgeFigures {
     // Deferred: their gateway was over limits.max_messages_per_s_per_gateway
     // (acknowledged, neither sent nor confirmed; the gateway publishes again).
     std::uint64_t paced = 0;
+    // RocketMQ batches stored (batch.max_messages > 1) and the messages in
+    // them; batched / batches is the mean batch size.
+    std::uint64_t batches = 0;
+    std::uint64_t batched = 0;
     std::uint64_t quarantined_total = 0;
     std::map<std::string, std::uint64_t> quarantined;  // by quarantine reason name
     std::uint64_t rocketmq_errors_total = 0;
@@ -154,6 +158,8 @@ class BridgeStats final : public FiguresSource {
     void message_quarantined(QuarantineReason reason);
     void duplicate_suppressed();
     void message_paced();
+    // A batch of `messages` stored with SEND_OK (each also counted forwarded).
+    void batch_forwarded(std::size_t messages);
     // A failed RocketMQ send, counted by its label (rocketmq_error_label.h):
     // the response code RocketMQ answered with, or none (`code` then names
     // the failure).
@@ -191,6 +197,8 @@ class BridgeStats final : public FiguresSource {
     std::uint64_t forwarded_ = 0;                       // guarded by mutex_
     std::uint64_t duplicates_ = 0;                      // guarded by mutex_
     std::uint64_t paced_ = 0;                           // guarded by mutex_
+    std::uint64_t batches_ = 0;                         // guarded by mutex_
+    std::uint64_t batched_ = 0;                         // guarded by mutex_
     std::uint64_t quarantined_total_ = 0;               // guarded by mutex_
     std::map<std::string, std::uint64_t> quarantined_;  // guarded by mutex_
     std::uint64_t errors_total_ = 0;                    // guarded by mutex_

@@ -67,6 +67,13 @@ std::string render_bridge_metrics(const BridgeFigures& figures) {
                 "limits.max_messages_per_s_per_gateway: acknowledged, neither sent nor "
                 "confirmed; the gateway publishes them again after its receipt timeout.",
                 figures.paced);
+    out.counter("outpost_bridge_batches_total",
+                "RocketMQ batches stored with SEND_OK (batch.max_messages > 1).",
+                figures.batches);
+    out.counter("outpost_bridge_batched_messages_total",
+                "Messages stored in those batches; divided by the batches: the mean batch "
+                "size.",
+                figures.batched);
 
     out.family("outpost_bridge_quarantined_total", "counter",
                "Messages sent to the quarantine topic, by reason.");

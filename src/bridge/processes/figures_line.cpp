@@ -10,6 +10,8 @@ std::string format_figures_line(const BridgeFigures& figures) {
                            {"forwarded", figures.forwarded},
                            {"duplicates", figures.duplicates},
                            {"paced", figures.paced},
+                           {"batches", figures.batches},
+                           {"batched", figures.batched},
                            {"quarantined_total", figures.quarantined_total},
                            {"quarantined", figures.quarantined},
                            {"errors_total", figures.rocketmq_errors_total},
@@ -44,6 +46,8 @@ std::optional<BridgeFigures> parse_figures_line(std::string_view line) {
         figures.forwarded = in.at("forwarded").get<std::uint64_t>();
         figures.duplicates = in.at("duplicates").get<std::uint64_t>();
         figures.paced = in.at("paced").get<std::uint64_t>();
+        figures.batches = in.at("batches").get<std::uint64_t>();
+        figures.batched = in.at("batched").get<std::uint64_t>();
         figures.quarantined_total = in.at("quarantined_total").get<std::uint64_t>();
         figures.quarantined = in.at("quarantined").get<std::map<std::string, std::uint64_t>>();
         figures.rocketmq_errors_total = in.at("errors_total").get<std::uint64_t>();

@@ -15,6 +15,8 @@ void add_figures(BridgeFigures& to, const BridgeFigures& from) {
     to.forwarded += from.forwarded;
     to.duplicates += from.duplicates;
     to.paced += from.paced;
+    to.batches += from.batches;
+    to.batched += from.batched;
     to.quarantined_total += from.quarantined_total;
     for (const auto& [reason, count] : from.quarantined) to.quarantined[reason] += count;
     to.rocketmq_errors_total += from.rocketmq_errors_total;

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <string>
+#include <vector>
 
 #include "common/service_log.h"
 
@@ -28,6 +29,18 @@ rocketmq::ProducerOptions producer_options(const RocketMqConfig& config,
     return options;
 }
 
+// A reply other than SEND_OK stored `what` without the durability the
+// bridge acknowledges on: kOutcomeUnknown, so it is sent again.
+Status only_send_ok(rocketmq::SendStatus status, std::int32_t code, const std::string& broker,
+                    const std::string& what, std::optional<std::int32_t>* response_code) {
+    if (status == rocketmq::SendStatus::kSendOk) return Status::ok();
+    *response_code = code;
+    return Status::error(StatusCode::kOutcomeUnknown, "broker " + broker + " stored " + what +
+                                                          " with " +
+                                                          rocketmq::send_status_name(status) +
+                                                          ", not SEND_OK");
+}
+
 }  // namespace
 
 RocketMqSink::RocketMqSink(const RocketMqConfig& config, rocketmq::ClientSecurity security)
@@ -38,14 +51,24 @@ Status RocketMqSink::send(const SinkMessage& message, std::optional<std::int32_t
         producer_.send(message.topic, message.tags, message.keys, message.body,
                        message.sharding_key, message.properties, response_code);
     if (!receipt.is_ok()) return receipt.status();
-    if (receipt->status != rocketmq::SendStatus::kSendOk) {
-        *response_code = receipt->response_code;
-        return Status::error(StatusCode::kOutcomeUnknown,
-                             std::string("broker ") + receipt->broker_name +
-                                 " stored the message with " +
-                                 rocketmq::send_status_name(receipt->status) + ", not SEND_OK");
+    return only_send_ok(receipt->status, receipt->response_code, receipt->broker_name,
+                        "the message", response_code);
+}
+
+Status RocketMqSink::send_batch(const std::vector<SinkMessage>& messages,
+                                std::optional<std::int32_t>* response_code) {
+    if (messages.empty()) return Status::error(StatusCode::kInvalidArgument, "an empty batch");
+    std::vector<rocketmq::BatchMessage> batch;
+    batch.reserve(messages.size());
+    for (const SinkMessage& message : messages) {
+        batch.push_back({message.tags, message.keys, message.body, message.properties});
     }
-    return Status::ok();
+    Result<rocketmq::BatchReceipt> receipt = producer_.send_batch(
+        messages.front().topic, batch, messages.front().sharding_key, response_code);
+    if (!receipt.is_ok()) return receipt.status();
+    return only_send_ok(receipt->status, receipt->response_code, receipt->broker_name,
+                        "a batch of " + std::to_string(messages.size()) + " messages",
+                        response_code);
 }
 
 }  // namespace outpost::bridge

@@ -19,6 +19,9 @@ class RocketMqSink final : public MessageSink {
     // bridge acknowledges only SEND_OK, so it resends (consumers dedupe).
     // A refused identity is kPermissionDenied (see Producer::send).
     Status send(const SinkMessage& message, std::optional<std::int32_t>* response_code) override;
+    // Producer::send_batch, reported as send() reports.
+    Status send_batch(const std::vector<SinkMessage>& messages,
+                      std::optional<std::int32_t>* response_code) override;
 
   private:
     rocketmq::Producer producer_;

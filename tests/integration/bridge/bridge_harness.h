@@ -301,6 +301,17 @@ class BridgeProcess final {
     pid_t pid_ = -1;
 };
 
+// Waits up to two minutes until `broker` received `count` PUBACKs from
+// `client_id`; REQUIREs it, showing `bridge`'s status and log otherwise.
+template <typename Broker>
+void require_all_acknowledged(const Broker& broker, const std::string& client_id,
+                              std::size_t count, const BridgeProcess& bridge) {
+    const bool all_acked = wait_until([&] { return pubacks_from(broker, client_id) >= count; },
+                                      std::chrono::seconds(120), std::chrono::milliseconds(250));
+    INFO("status: " << bridge.status().dump() << " | bridge log: " << bridge.log());
+    REQUIRE(all_acked);
+}
+
 // A gateway's MQTT side: MQTT v5, QoS 1, a PUBACK awaited for every message
 // (in windows below mosquitto's default Receive Maximum of 20). Throws on
 // failure (no Catch2 assertions: it may run on a background thread).

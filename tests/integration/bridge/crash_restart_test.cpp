@@ -35,13 +35,7 @@ TEST_CASE("a bridge killed with SIGKILL mid-stream and restarted loses nothing")
         CHECK(acked_before_restart < events.size());  // the kill really was mid-stream
 
         bridge.start();  // same client id: the session and its queue are still there
-        {
-            const bool all_acked =
-                wait_until([&] { return pubacks_from(broker, client_id) >= events.size(); },
-                           std::chrono::seconds(120), std::chrono::milliseconds(250));
-            INFO("status: " << bridge.status().dump() << " | bridge log: " << bridge.log());
-            REQUIRE(all_acked);
-        }
+        require_all_acknowledged(broker, client_id, events.size(), bridge);
         CHECK(pubacks_from(broker, client_id) == events.size());
         CHECK(bridge.status()["quarantined"]["total"] == 0);
 

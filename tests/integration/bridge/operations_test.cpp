@@ -107,6 +107,9 @@ TEST_CASE("under systemd the watchdog is fed while idle and starved when forward
     nlohmann::json config = bridge_config(broker.uri(), "bridge-wd-" + run_id(), alarms, quarantine,
                                           dir.file("status.json"));
     config["mqtt"]["sessions"] = sessions;
+    // One request per message, so the fault point's third hit is the third
+    // message (batched, five messages may be one or two requests).
+    config["batch"] = {{"max_messages", 1}};
     BridgeProcess bridge(dir, "bridge", config);
     // The third message's callback blocks for good before its send: a hung
     // forwarding thread with a message in hand. With two session processes

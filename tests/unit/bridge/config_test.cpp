@@ -349,3 +349,57 @@ TEST_CASE("each session process gets its share of the instance's and each gatewa
     config.limits.max_messages_per_s_per_gateway = 0;  // unlimited stays unlimited
     CHECK(session_child_config(config, 0).limits.max_messages_per_s_per_gateway == 0);
 }
+
+TEST_CASE("batches default to 64 messages, 1 MiB and 5 ms, within the producer's bounds") {
+    auto config = parse_bridge_config(kMinimal);
+    REQUIRE(config.is_ok());
+    CHECK(config->batch.max_messages == 64);
+    CHECK(config->batch.max_bytes == 1024u * 1024u);
+    CHECK(config->batch.linger_ms == 5);
+    CHECK(uses_batched_path(*config));
+    CHECK(single_send_warning(*config).empty());
+    const auto with_batch = [](const std::string& batch) {
+        return edited(R"("quarantine_topic")", R"("batch": )" + batch + R"(, "quarantine_topic")");
+    };
+    auto set = parse_bridge_config(
+        with_batch(R"({"max_messages": 1, "max_bytes": 65536, "linger_ms": 0})"));
+    REQUIRE(set.is_ok());
+    CHECK_FALSE(uses_batched_path(*set));
+    CHECK(error_of(with_batch(R"({"max_messages": 257})"))
+              .find("batch.max_messages must be an integer from 1 to 256") != std::string::npos);
+    CHECK(error_of(with_batch(R"({"max_bytes": 4194305})"))
+              .find("batch.max_bytes must be an integer from 65536 to 4194304") !=
+          std::string::npos);
+    CHECK(error_of(with_batch(R"({"linger_ms": -1})"))
+              .find("batch.linger_ms must be an integer from 0 to 10000") != std::string::npos);
+}
+
+TEST_CASE("an ssl:// broker keeps single sends, with a warning that says how to silence it") {
+    BridgeConfig config;
+    config.mqtt.endpoint.uri = "ssl://127.0.0.1:8883";
+    CHECK_FALSE(uses_batched_path(config));
+    const std::string warning = single_send_warning(config);
+    CHECK(warning.find("ssl://127.0.0.1:8883") != std::string::npos);
+    CHECK(warning.find("set batch.max_messages to 1") != std::string::npos);
+    config.batch.max_messages = 1;
+    CHECK(single_send_warning(config).empty());
+}
+
+TEST_CASE("the batched path dials the uri's host and port, resolved to a numeric address") {
+    auto v4 = subscriber_host("tcp://127.0.0.1:1883");
+    REQUIRE(v4.is_ok());
+    CHECK(v4->host == "127.0.0.1");
+    CHECK(v4->port == "1883");
+    auto resolved = resolve_subscriber_address(*v4);
+    REQUIRE(resolved.is_ok());
+    CHECK(*resolved == "127.0.0.1:1883");
+    auto v6 = subscriber_host("tcp://[::1]:1884");
+    REQUIRE(v6.is_ok());
+    CHECK(v6->host == "::1");
+    auto resolved_v6 = resolve_subscriber_address(*v6);
+    REQUIRE(resolved_v6.is_ok());
+    CHECK(*resolved_v6 == "[::1]:1884");
+    CHECK(subscriber_host("tcp://broker.example:1883").is_ok());
+    CHECK(error_of(edited(R"("tcp://127.0.0.1:1883")", R"("tcp://127.0.0.1:0")"))
+              .find("mqtt.uri \"tcp://127.0.0.1:0\" has no valid port") != std::string::npos);
+}

@@ -17,6 +17,7 @@
 #include "bridge/mqtt/receipt_batcher.h"
 #include "common/receipt_contract.h"
 #include "sample_envelope.h"
+#include "send_each_sink.h"
 
 using namespace outpost;
 using namespace outpost::bridge;
@@ -27,7 +28,7 @@ using outpost::testing::sample_envelope_text;
 namespace {
 
 // SEND_OK for everything; counts sends by RocketMQ topic and KEYS.
-class StoringSink final : public MessageSink {
+class StoringSink final : public SendEachSink {
   public:
     Status send(const SinkMessage& message, std::optional<std::int32_t>*) override {
         ++sends[{message.topic, message.keys}];

@@ -22,6 +22,7 @@
 #include "bridge/mqtt/receipt_batcher.h"
 #include "common/receipt_contract.h"
 #include "sample_envelope.h"
+#include "send_each_sink.h"
 
 using namespace outpost;
 using namespace outpost::bridge;
@@ -32,7 +33,7 @@ using outpost::testing::sample_envelope_text;
 namespace {
 
 // RocketMQ that stores everything: SEND_OK for each send, from any thread.
-class StoringSink final : public MessageSink {
+class StoringSink final : public SendEachSink {
   public:
     Status send(const SinkMessage& message,
                 std::optional<std::int32_t>* /*response_code*/) override {

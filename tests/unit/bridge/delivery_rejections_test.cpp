@@ -15,6 +15,7 @@
 #include "bridge/mqtt/receipt_batcher.h"
 #include "common/receipt_contract.h"
 #include "sample_envelope.h"
+#include "send_each_sink.h"
 
 using namespace outpost;
 using namespace outpost::bridge;
@@ -24,7 +25,7 @@ using outpost::testing::sample_envelope;
 
 namespace {
 
-class StoringSink final : public MessageSink {
+class StoringSink final : public SendEachSink {
   public:
     Status send(const SinkMessage&, std::optional<std::int32_t>*) override { return Status::ok(); }
 };

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "bridge/rocketmq/quarantine_message.h"
+#include "delivery_fixtures.h"
 #include "sample_envelope.h"
 
 using namespace outpost::bridge;
@@ -20,92 +21,6 @@ using outpost::StatusCode;
 using outpost::testing::alarm_topic;
 using outpost::testing::new_event_id;
 using outpost::testing::sample_envelope_text;
-
-namespace {
-
-// Answers each send with the next scripted status (OK once the script is
-// empty) and response code (none once `codes` is empty), and records what
-// it was asked to send.
-class ScriptedSink final : public MessageSink {
-  public:
-    Status send(const SinkMessage& message, std::optional<std::int32_t>* response_code) override {
-        sent.push_back(message);
-        if (on_send) on_send(sent.size());
-        if (script.empty()) return Status::ok();
-        Status next = script.front();
-        script.pop_front();
-        if (!codes.empty()) {
-            *response_code = codes.front();
-            codes.pop_front();
-        }
-        return next;
-    }
-
-    std::deque<Status> script;
-    std::deque<std::optional<std::int32_t>> codes;
-    std::vector<SinkMessage> sent;
-    std::function<void(std::size_t)> on_send;
-};
-
-BridgeConfig test_config() {
-    BridgeConfig config;
-    config.mqtt.endpoint.uri = "tcp://127.0.0.1:1883";
-    config.mqtt.endpoint.client_id = "bridge-test";
-    config.rocketmq.name_servers = "127.0.0.1:9876";
-    config.rocketmq.retry_pause_max_ms = 100;
-    config.mapping = {{"outpost/+/alarm/+", "outpost_alarms", "${payload.severity}"},
-                      {"outpost/#", "outpost_other", "${eventType}"}};
-    config.quarantine_topic = "outpost_quarantine";
-    return config;
-}
-
-// A stop signal on a fake clock: each pause passes at once, whole, and the
-// stop comes when requested or once `limit` of that time has passed. Used on
-// one thread.
-class FakeTimeStop final : public StopSignal {
-  public:
-    explicit FakeTimeStop(std::chrono::milliseconds limit) : limit_(limit) {}
-
-    bool wait_for(std::chrono::milliseconds pause) const override {
-        if (stop_requested()) return true;
-        passed_ = std::min(limit_, passed_ + pause);
-        return passed_ >= limit_;
-    }
-
-  private:
-    const std::chrono::milliseconds limit_;
-    mutable std::chrono::milliseconds passed_{0};
-};
-
-struct Harness {
-    explicit Harness(BridgeConfig config_in = test_config()) : config(std::move(config_in)) {
-        auto created = Delivery::create(config, sink, stats, stop);
-        REQUIRE(created.is_ok());
-        delivery = std::move(created).value();
-    }
-
-    BridgeConfig config;
-    ScriptedSink sink;
-    BridgeStats stats;
-    // Retry pauses pass at once. A day of them: thousands of resends of a
-    // transient failure, before the stop a test did not request.
-    FakeTimeStop stop{std::chrono::hours(24)};
-    std::unique_ptr<Delivery> delivery;
-};
-
-InboundMessage alarm(const std::string& gateway, const std::string& device, std::int64_t seq,
-                     const std::string& event_id) {
-    InboundMessage message;
-    message.topic = alarm_topic(gateway, device);
-    message.payload = sample_envelope_text(gateway, device, seq, event_id, "major");
-    return message;
-}
-
-Status unavailable() {
-    return Status::error(StatusCode::kUnavailable, "broker down");
-}
-
-}  // namespace
 
 TEST_CASE("a valid alarm is sent with KEYS = eventId, the rule's topic and tag, by device") {
     Harness h;
