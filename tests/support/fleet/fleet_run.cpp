@@ -189,7 +189,7 @@ void Fleet::start_bridge() {
         if (!routed.is_ok()) throw std::runtime_error("topic route: " + routed.to_string());
     }
     status_path_ = dir_.file("bridge-status.json");
-    const nlohmann::json config = {
+    nlohmann::json config = {
         {"mqtt",
          {{"uri", broker_->uri()},
           {"client_id", "fleet-bridge"},
@@ -204,6 +204,9 @@ void Fleet::start_bridge() {
         {"quarantine_topic", options_.topic + "_q"},
         {"receipts", {{"enabled", true}}},
         {"status", {{"file", status_path_}, {"interval_ms", 200}, {"log_to_stderr", false}}}};
+    if (options_.bridge_reconnect_max_ms > 0) {
+        config["mqtt"]["reconnect_max_ms"] = options_.bridge_reconnect_max_ms;
+    }
     std::ofstream(dir_.file("bridge.json")) << config.dump(2);
     bridge_pid_ = testing::spawn_logged(
         {options_.bridge_binary, "--config", dir_.file("bridge.json")}, dir_.file("bridge.log"));

@@ -47,6 +47,8 @@ struct FleetOptions {
     // The gateways' receipt timeout; the publisher's default when 0.
     int64_t receipt_timeout_ms = 0;
     int bridge_sessions = 1;
+    // The bridge's mqtt.reconnect_max_ms; its default when 0.
+    int bridge_reconnect_max_ms = 0;
     uint64_t seed = 1;
 
     // Where things are.
