@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "child_process.h"
+#include "cpu_sampler.h"
 #include "ledger.h"
 #include "mosquitto_fixture.h"
 #include "outpost/publisher_options.h"
@@ -50,35 +51,6 @@ std::string seconds_text(double value) {
     std::snprintf(text, sizeof text, "%.1f s", value);
     return text;
 }
-
-// CPU seconds of each part (mosquitto, bridge, fleet), sampled every 100 ms
-// so that a process that dies (the broker at a restart) keeps what it used
-// up to its last sample.
-class CpuSampler final {
-  public:
-    void track(const std::string& part, pid_t pid) {
-        std::lock_guard<std::mutex> lock(mutex_);
-        if (pid > 0) pids_[pid] = {part, bench::process_cpu_seconds(pid)};
-    }
-    void sample() {
-        std::lock_guard<std::mutex> lock(mutex_);
-        for (auto& [pid, entry] : pids_) {
-            const double now = bench::process_cpu_seconds(pid);
-            if (now > entry.second) entry.second = now;  // 0 once it is gone
-        }
-    }
-    double seconds(const std::string& part) {
-        sample();
-        std::lock_guard<std::mutex> lock(mutex_);
-        double total = 0;
-        for (const auto& [pid, entry] : pids_) total += entry.first == part ? entry.second : 0;
-        return total;
-    }
-
-  private:
-    std::mutex mutex_;
-    std::map<pid_t, std::pair<std::string, double>> pids_;  // guarded by mutex_
-};
 
 nlohmann::json read_json(const std::string& path) {
     std::ifstream file(path);
