@@ -54,6 +54,8 @@ class BenchRocketMq final {
 
     std::string name_servers() { return env_["NAMESRV_ADDR"]; }
     std::string broker_address() { return env_["BROKER_ADDR"]; }
+    // Its scripts/rocketmq.sh directory (for `rocketmq.sh admin DIR ...`).
+    std::string directory() { return env_["ROCKETMQ_DIR"]; }
     // flushDiskType and brokerRole as GET_BROKER_CONFIG read them, and
     // whether SEND_OK is durable (rocketmq/broker_durability.h).
     const rocketmq::BrokerDurability& durability() const { return durability_; }

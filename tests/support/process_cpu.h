@@ -2,8 +2,8 @@
 // that hold on a loaded machine. Read from /proc/PID/stat (utime + stime:
 // every thread the process ever ran, including threads that have ended;
 // clock-tick resolution, 10 ms here) and the first line of /proc/stat (the
-// whole machine: busy and total ticks over all cores). Header-only; bench
-// programs only.
+// whole machine: busy and total ticks over all cores). Header-only; for the
+// benchmarks (bench/) and the fleet tooling (tests/support/fleet).
 #ifndef OUTPOST_BENCH_PROCESS_CPU_H
 #define OUTPOST_BENCH_PROCESS_CPU_H
 
