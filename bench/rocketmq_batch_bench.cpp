@@ -30,9 +30,6 @@
 // RocketMQ: the one OUTPOST_ROCKETMQ_ENV names, else one started here with
 // flushDiskType=SYNC_FLUSH (bench_rocketmq.h). Needs java, and mvn for the
 // first build of the Java side.
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -47,10 +44,9 @@
 #include "bench_rocketmq.h"
 #include "bench_support.h"
 #include "cpu_window.h"
+#include "java_producer.h"
 #include "rocketmq/admin.h"
 #include "rocketmq/producer.h"
-
-extern char** environ;
 
 using namespace outpost;
 using Steady = std::chrono::steady_clock;
@@ -64,88 +60,6 @@ struct Args {
     int devices = 16;
     int small_batch = 16;
     int large_batch = 64;
-};
-
-// The official producer in its own JVM, one command line at a time.
-class JavaProducer final {
-  public:
-    JavaProducer(const std::string& name_servers, const std::string& group) {
-        const std::string classpath =
-            command_output(std::string(OUTPOST_SOURCE_ROOT) + "/scripts/consumer.sh classpath");
-        int to_child[2];
-        int from_child[2];
-        if (::pipe(to_child) != 0 || ::pipe(from_child) != 0) return;
-        posix_spawn_file_actions_t actions;
-        posix_spawn_file_actions_init(&actions);
-        posix_spawn_file_actions_adddup2(&actions, to_child[0], STDIN_FILENO);
-        posix_spawn_file_actions_adddup2(&actions, from_child[1], STDOUT_FILENO);
-        posix_spawn_file_actions_addclose(&actions, to_child[1]);
-        posix_spawn_file_actions_addclose(&actions, from_child[0]);
-        std::vector<std::string> argv = {"java",       "-Xms256m",
-                                         "-Xmx512m",   "-cp",
-                                         classpath,    "org.outpost.consumer.bench.ProducerBench",
-                                         name_servers, group};
-        std::vector<char*> raw;
-        for (std::string& arg : argv) raw.push_back(arg.data());
-        raw.push_back(nullptr);
-        if (posix_spawnp(&pid_, "java", &actions, nullptr, raw.data(), environ) != 0) pid_ = -1;
-        posix_spawn_file_actions_destroy(&actions);
-        ::close(to_child[0]);
-        ::close(from_child[1]);
-        input_ = ::fdopen(to_child[1], "w");
-        output_ = ::fdopen(from_child[0], "r");
-        ready_ = read_line() == "ready";
-    }
-    ~JavaProducer() {
-        if (input_ != nullptr) {
-            std::fputs("quit\n", input_);
-            std::fclose(input_);
-        }
-        if (output_ != nullptr) std::fclose(output_);
-        if (pid_ > 0) {
-            int status = 0;
-            ::waitpid(pid_, &status, 0);
-        }
-    }
-    JavaProducer(const JavaProducer&) = delete;
-    JavaProducer& operator=(const JavaProducer&) = delete;
-
-    bool ready() const { return ready_; }
-    pid_t pid() const { return pid_; }
-
-    // Sends as the class comment of ProducerBench says; "" on success, else why not.
-    std::string send(const std::string& topic, int count, int batch, const Args& args,
-                     const std::string& run) {
-        std::fprintf(input_, "send %s %d %d %d %d %s\n", topic.c_str(), count, batch, args.devices,
-                     args.body, run.c_str());
-        std::fflush(input_);
-        const std::string answer = read_line();
-        return answer == "done " + std::to_string(count) ? "" : "java producer: " + answer;
-    }
-
-  private:
-    static std::string command_output(const std::string& command) {
-        std::string out;
-        if (FILE* pipe = ::popen(command.c_str(), "r")) {
-            char buffer[4096];
-            while (std::fgets(buffer, sizeof(buffer), pipe) != nullptr) out += buffer;
-            ::pclose(pipe);
-        }
-        while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
-        return out;
-    }
-    std::string read_line() {
-        char buffer[4096];
-        if (output_ == nullptr || std::fgets(buffer, sizeof(buffer), output_) == nullptr) return "";
-        std::string line = buffer;
-        while (!line.empty() && line.back() == '\n') line.pop_back();
-        return line;
-    }
-
-    pid_t pid_ = -1;
-    FILE* input_ = nullptr;
-    FILE* output_ = nullptr;
-    bool ready_ = false;
 };
 
 // Sends `count` messages with our producer as the Java side does; "" on success.
@@ -230,7 +144,7 @@ int main(int argc, char** argv) {
     options.name_server_addresses = rocketmq.name_servers();
     options.producer_group = "outpost_batch_bench";
     rocketmq::Producer ours(options);
-    JavaProducer java(rocketmq.name_servers(), "java_batch_bench_" + run_id);
+    bench::JavaProducer java(OUTPOST_SOURCE_ROOT, rocketmq.name_servers(), "java_batch_bench_" + run_id);
     if (!java.ready()) {
         std::fprintf(stderr, "rocketmq_batch_bench: the Java producer did not start\n");
         return 1;
@@ -244,7 +158,7 @@ int main(int argc, char** argv) {
         {"ours_batch_" + std::to_string(args.large_batch), false, args.large_batch},
         {"java_batch_" + std::to_string(args.large_batch), true, args.large_batch}};
     auto run_mode = [&](const Mode& mode, int count, const std::string& run) {
-        return mode.java ? java.send(topic, count, mode.batch, args, run)
+        return mode.java ? java.send(topic, count, mode.batch, args.devices, args.body, run)
                          : send_ours(ours, topic, count, mode.batch, args, run);
     };
     for (const Mode& mode : modes) {  // warm-up: connections, routes, the JIT
