@@ -20,6 +20,21 @@
 // A summary line per configuration gives the medians over rounds (pairing
 // cancels most of the load drift of a shared machine).
 //
+// Batched configurations (--batch=B, 0 for none): the bridge forwards in
+// RocketMQ batches (batch.max_messages B, batch.linger_ms --linger-ms, one
+// session). Their raw limit is our producer sending batches of B messages of
+// one device (Producer::send_batch) from one thread, and each round also
+// times RocketMQ's official Java producer (java_producer.h) sending as many
+// messages of the envelopes' size in batches of B, one request at a time.
+// The last line compares the first batched configuration with the
+// single-send ones (JSON, medians of the rounds' ratios):
+//   batch_speedup_over_single  batched bridge / one session (sessions=1)
+//   batch_speedup_over_eight   batched bridge / eight sessions (sessions=8)
+//   batch_ratio_to_java        batched bridge / the Java producer's batches
+//   batch_cpu_over_eight       bridge + broker CPU per message, batched /
+//                              eight sessions
+// (null where the run has no such configuration).
+//
 // CPU figures (process_cpu.h), per pair: `producer_cpu_us_per_msg` and
 // `bridge_cpu_us_per_msg` are CPU microseconds per message of each process
 // over its side's measured window: on the producer side this bench's own
@@ -49,11 +64,9 @@
 // and brokerRole, read from it (GET_BROKER_CONFIG), and whether its SEND_OK
 // is durable ("send_ok").
 //
-// Usage: bridge_bench [--messages=4000] [--devices=64] [--rounds=5]
-//                     [--sessions=1,2,4,8] [--in-flight=32] [--batch=64]
-//                     [--delay-ms=0]
-// --batch lists batch.max_messages values (1: one request per message; more:
-// the batched session, batched_session.h); each is a configuration.
+// Usage: bridge_bench [--messages=4000] [--devices=64] [--rounds=3]
+//                     [--sessions=1,8] [--in-flight=32] [--delay-ms=0]
+//                     [--batch=64] [--linger-ms=5]
 #include <mqtt/async_client.h>
 
 #include <algorithm>
@@ -78,6 +91,7 @@
 #include "common/uuid.h"
 #include "cpu_window.h"
 #include "delay_proxy.h"
+#include "java_producer.h"
 #include "mosquitto_fixture.h"
 #include "process_cpu.h"
 #include "rocketmq/broker_durability.h"
@@ -92,22 +106,23 @@ namespace {
 struct Args {
     int messages = 4000;
     int devices = 64;
-    int rounds = 5;
-    std::vector<int> sessions = {1, 2, 4, 8};
+    int rounds = 3;
+    std::vector<int> sessions = {1, 8};
     std::vector<int> in_flight = {32};
-    std::vector<int> batch = {64};
     int delay_ms = 0;
+    std::vector<int> batches = {64};  // empty: no batched configuration
+    int linger_ms = 5;
 };
 
-// One configuration: S sessions (and S producer threads), F in flight, B
-// messages per batch at most.
+// One configuration: S sessions (and S producer threads), F in flight; B > 1:
+// the bridge forwards in batches of up to B (and the producer sends them).
 struct Setup {
     int sessions;
     int in_flight;
-    int batch;
+    int batch = 1;
     std::string name() const {
-        return "s" + std::to_string(sessions) + "f" + std::to_string(in_flight) + "b" +
-               std::to_string(batch);
+        return "s" + std::to_string(sessions) + "f" + std::to_string(in_flight) +
+               (batch > 1 ? "b" + std::to_string(batch) : "");
     }
 };
 
@@ -119,14 +134,15 @@ struct Envelope {
 };
 
 // "1,2,8" -> {1, 2, 8}; false on anything else.
-bool parse_list(const std::string& text, std::vector<int>* out) {
+bool parse_list(const std::string& text, std::vector<int>* out, int max = 64) {
     out->clear();
+    if (text == "0" && max > 64) return true;  // --batch=0: none
     std::size_t start = 0;
     while (start <= text.size()) {
         const std::size_t comma = text.find(',', start);
         const std::string item = text.substr(start, comma - start);
         const int value = std::atoi(item.c_str());
-        if (value < 1 || value > 64) return false;
+        if (value < 1 || value > max) return false;
         out->push_back(value);
         if (comma == std::string::npos) break;
         start = comma + 1;
@@ -143,7 +159,7 @@ bool parse_args(int argc, char** argv, Args* args) {
         } else if (arg.rfind("--in-flight=", 0) == 0) {
             if (!parse_list(arg.substr(12), &args->in_flight)) return false;
         } else if (arg.rfind("--batch=", 0) == 0) {
-            if (!parse_list(arg.substr(8), &args->batch)) return false;
+            if (!parse_list(arg.substr(8), &args->batches, 256)) return false;
         } else {
             ints.push_back(argv[i]);
         }
@@ -152,10 +168,12 @@ bool parse_args(int argc, char** argv, Args* args) {
                                 {{"--messages", &args->messages},
                                  {"--devices", &args->devices},
                                  {"--rounds", &args->rounds},
-                                 {"--delay-ms", &args->delay_ms}},
+                                 {"--delay-ms", &args->delay_ms},
+                                 {"--linger-ms", &args->linger_ms}},
                                 0)) {
         std::fprintf(stderr,
-                     "       [--sessions=1,2,4,8] [--in-flight=32] [--batch=64] (lists, 1 to 64)\n");
+                     "       [--sessions=1,8] [--in-flight=32] (lists, 1 to 64)\n"
+                     "       [--batch=64] (list, 2 to 256; 0: no batched bridge)\n");
         return false;
     }
     args->messages = std::max(2, args->messages);
@@ -194,10 +212,10 @@ std::vector<Envelope> make_envelopes(const std::string& gateway, int count, int 
 
 nlohmann::json bridge_config(const std::string& mqtt_uri, const std::string& name_servers,
                              const std::string& topic, const Setup& setup,
-                             const std::string& status_file) {
+                             const std::string& status_file, int linger_ms) {
     // Per configuration: its own client ids, group and gateway topics, so the
     // sessions of one configuration never hold another's messages.
-    return {{"mqtt",
+    nlohmann::json config = {{"mqtt",
              {{"uri", mqtt_uri},
               {"client_id", "bridge-bench-" + setup.name()},
               {"shared_group", "bench-" + setup.name()},
@@ -214,8 +232,13 @@ nlohmann::json bridge_config(const std::string& mqtt_uri, const std::string& nam
                                                 {"tag", "${payload.severity}"}}})},
             {"quarantine_topic", topic + "_quarantine"},
             {"receipts", {{"enabled", false}}},
+            // batch 1: one request per message (the paho session).
             {"batch", {{"max_messages", setup.batch}}},
             {"status", {{"file", status_file}, {"interval_ms", 100}, {"log_to_stderr", false}}}};
+    if (setup.batch > 1) {
+        config["batch"] = {{"max_messages", setup.batch}, {"linger_ms", linger_ms}};
+    }
+    return config;
 }
 
 // The mosquitto this bench started (testing::Mosquitto runs it as a child).
@@ -298,12 +321,16 @@ bool publish_all(const std::string& uri, const std::vector<Envelope>& envelopes)
     }
 }
 
-// Producer alone: `envelopes` sent by `threads` threads at once (envelope i
-// by thread i % threads). Returns msg/s; appends each send's latency in ms
-// to `latencies`. Negative on a failed send.
-double measure_producer(rocketmq::Producer& producer, const std::string& topic,
-                        const std::vector<Envelope>& envelopes, int threads,
-                        std::vector<double>& latencies, pid_t broker_pid, nlohmann::json& cpu) {
+// One timed burst of our producer: `send(t, latency)` runs on each of
+// `threads` threads at once and returns false on a failed send, after which
+// the others stop at their next check of `failed`. Returns msg/s for
+// `messages`, negative on a failure; appends the threads' latencies (ms, as
+// `send` records them) to `latencies`; `cpu` gets this process's and the
+// broker's CPU.
+using TimedSend = std::function<bool(int thread, std::vector<double>& latencies,
+                                     const std::atomic<bool>& failed)>;
+double timed_sends(int threads, std::size_t messages, std::vector<double>& latencies,
+                   pid_t broker_pid, nlohmann::json& cpu, const TimedSend& send) {
     std::vector<std::vector<double>> own(threads);
     std::atomic<bool> failed{false};
     bench::CpuWindow window;
@@ -312,27 +339,99 @@ double measure_producer(rocketmq::Producer& producer, const std::string& topic,
     std::vector<std::thread> senders;
     for (int t = 0; t < threads; ++t) {
         senders.emplace_back([&, t] {
-            for (std::size_t i = t; i < envelopes.size() && !failed; i += threads) {
-                const Envelope& envelope = envelopes[i];
-                const auto before = Steady::now();
-                const auto sent = producer.send(topic, "major", envelope.event_id, envelope.payload,
-                                                envelope.device);
-                if (!sent.is_ok()) {
-                    std::fprintf(stderr, "producer send failed: %s\n",
-                                 sent.status().message().c_str());
-                    failed = true;
-                    return;
-                }
-                own[t].push_back(
-                    std::chrono::duration<double, std::milli>(Steady::now() - before).count());
-            }
+            if (!send(t, own[t], failed)) failed = true;
         });
     }
     for (std::thread& sender : senders) sender.join();
     const double seconds = std::chrono::duration<double>(Steady::now() - start).count();
-    cpu = window.end(envelopes.size());
+    cpu = window.end(messages);
     if (failed) return -1;
     for (const auto& part : own) latencies.insert(latencies.end(), part.begin(), part.end());
+    return messages / seconds;
+}
+
+double ms_since(Steady::time_point before) {
+    return std::chrono::duration<double, std::milli>(Steady::now() - before).count();
+}
+
+// Producer alone: `envelopes` sent by `threads` threads at once (envelope i
+// by thread i % threads). As timed_sends, a latency per message.
+double measure_producer(rocketmq::Producer& producer, const std::string& topic,
+                        const std::vector<Envelope>& envelopes, int threads,
+                        std::vector<double>& latencies, pid_t broker_pid, nlohmann::json& cpu) {
+    return timed_sends(threads, envelopes.size(), latencies, broker_pid, cpu,
+                       [&](int t, std::vector<double>& own, const std::atomic<bool>& failed) {
+                           for (std::size_t i = t; i < envelopes.size() && !failed; i += threads) {
+                               const Envelope& envelope = envelopes[i];
+                               const auto before = Steady::now();
+                               const auto sent = producer.send(topic, "major", envelope.event_id,
+                                                               envelope.payload, envelope.device);
+                               if (!sent.is_ok()) {
+                                   std::fprintf(stderr, "producer send failed: %s\n",
+                                                sent.status().message().c_str());
+                                   return false;
+                               }
+                               own.push_back(ms_since(before));
+                           }
+                           return true;
+                       });
+}
+
+// Producer alone, batched: each device's envelopes in order, in batches of
+// up to `batch` (Producer::send_batch, one request each), devices shared out
+// over `threads` threads. As timed_sends, a latency per request.
+double measure_producer_batched(rocketmq::Producer& producer, const std::string& topic,
+                                const std::vector<Envelope>& envelopes, int threads, int batch,
+                                std::vector<double>& latencies, pid_t broker_pid,
+                                nlohmann::json& cpu) {
+    std::map<std::string, std::vector<const Envelope*>> by_device;
+    for (const Envelope& envelope : envelopes) by_device[envelope.device].push_back(&envelope);
+    std::vector<std::vector<const std::vector<const Envelope*>*>> shares(threads);
+    int next = 0;
+    for (const auto& [device, list] : by_device) shares[next++ % threads].push_back(&list);
+    return timed_sends(
+        threads, envelopes.size(), latencies, broker_pid, cpu,
+        [&](int t, std::vector<double>& own, const std::atomic<bool>& failed) {
+            for (const std::vector<const Envelope*>* list : shares[t]) {
+                for (std::size_t first = 0; first < list->size() && !failed; first += batch) {
+                    std::vector<rocketmq::BatchMessage> messages;
+                    for (std::size_t i = first; i < std::min(list->size(), first + batch); ++i) {
+                        messages.push_back({"major", (*list)[i]->event_id, (*list)[i]->payload, {}});
+                    }
+                    const auto before = Steady::now();
+                    const auto sent = producer.send_batch(topic, messages, (*list)[first]->device);
+                    if (!sent.is_ok()) {
+                        std::fprintf(stderr, "producer batch failed: %s\n",
+                                     sent.status().message().c_str());
+                        return false;
+                    }
+                    own.push_back(ms_since(before));
+                }
+            }
+            return true;
+        });
+}
+
+// RocketMQ's Java producer: as many messages as `envelopes`, of their mean
+// size, over as many devices, in batches of `batch`. Returns msg/s,
+// negative on failure; `cpu` gets the Java JVM's and the broker's CPU.
+double measure_java(bench::JavaProducer& java, const std::string& topic,
+                    const std::vector<Envelope>& envelopes, int devices, int batch,
+                    const std::string& run, pid_t broker_pid, nlohmann::json& cpu) {
+    std::size_t bytes = 0;
+    for (const Envelope& envelope : envelopes) bytes += envelope.payload.size();
+    const int body = static_cast<int>(bytes / std::max<std::size_t>(1, envelopes.size()));
+    bench::CpuWindow window;
+    window.begin({{"java_producer", java.pid()}, {"rocketmq_broker", broker_pid}});
+    const auto start = Steady::now();
+    const std::string failed =
+        java.send(topic, static_cast<int>(envelopes.size()), batch, devices, body, run);
+    const double seconds = std::chrono::duration<double>(Steady::now() - start).count();
+    cpu = window.end(envelopes.size());
+    if (!failed.empty()) {
+        std::fprintf(stderr, "bridge_bench: %s\n", failed.c_str());
+        return -1;
+    }
     return envelopes.size() / seconds;
 }
 
@@ -393,7 +492,26 @@ struct Results {
     std::vector<double> producer_rates, bridge_rates, ratios, speedups, producer_latencies;
     // CPU µs per message, all processes of the side, and cores busy.
     std::vector<double> producer_cpu_us, bridge_cpu_us, producer_cores, bridge_cores;
+    // The bridge's processes and the broker JVM only (what a fleet runs).
+    std::vector<double> bridge_and_broker_cpu_us;
+    // Batched configurations: the Java producer's batches, and its CPU.
+    std::vector<double> java_rates, java_cpu_us;
 };
+
+double part(const nlohmann::json& cpu, const char* name) {
+    return cpu["per_msg"].value(name, 0.0);
+}
+
+// Medians over rounds of a[r] / b[r]; null when either is missing.
+nlohmann::json median_ratio(const std::vector<double>* a, const std::vector<double>* b) {
+    if (a == nullptr || b == nullptr || a->empty() || a->size() != b->size()) return nullptr;
+    std::vector<double> ratios;
+    for (std::size_t r = 0; r < a->size(); ++r) {
+        if ((*b)[r] > 0) ratios.push_back((*a)[r] / (*b)[r]);
+    }
+    if (ratios.empty()) return nullptr;
+    return round2(bench::median(ratios));
+}
 
 }  // namespace
 
@@ -437,10 +555,14 @@ int main(int argc, char** argv) {
                                              .count());
     std::vector<Setup> setups;
     for (int sessions : args.sessions) {
-        for (int in_flight : args.in_flight) {
-            for (int batch : args.batch) setups.push_back({sessions, in_flight, batch});
-        }
+        for (int in_flight : args.in_flight) setups.push_back({sessions, in_flight});
     }
+    for (int batch : args.batches) {
+        if (batch > 1) setups.push_back({1, args.in_flight.front(), batch});
+    }
+    const bool batched = std::any_of(setups.begin(), setups.end(),
+                                     [](const Setup& setup) { return setup.batch > 1; });
+    std::unique_ptr<bench::JavaProducer> java;
     // One producer per configuration (its max_in_flight); the warm-up creates
     // both topics and the connection, so neither side pays for them below.
     std::vector<std::unique_ptr<rocketmq::Producer>> producers;
@@ -453,9 +575,26 @@ int main(int argc, char** argv) {
         if (!warm_up(*producers.back(), topic + "_raw") || !warm_up(*producers.back(), topic)) {
             return 1;
         }
+        if (setup.batch > 1 && !java) {
+            if (!warm_up(*producers.back(), topic + "_java")) return 1;
+            java = std::make_unique<bench::JavaProducer>(OUTPOST_SOURCE_ROOT,
+                                                         rocketmq.name_servers(),
+                                                         "outpost_bridge_bench_java");
+            nlohmann::json ignored;
+            if (!java->ready() ||
+                measure_java(*java, topic + "_java",
+                             make_envelopes("gw-java", args.messages / 4, args.devices),
+                             args.devices, setup.batch, "warm", rocketmq.broker_pid(),
+                             ignored) <= 0) {
+                std::fprintf(stderr, "bridge_bench: the Java producer did not start or send\n");
+                return 1;
+            }
+        }
         // Creates the persistent sessions and their subscriptions, then leaves.
         run_bridge(
-            dir, bridge_config(broker.uri(), rocketmq.name_servers(), topic, setup, status_file),
+            dir,
+            bridge_config(broker.uri(), rocketmq.name_servers(), topic, setup, status_file,
+                          args.linger_ms),
             [connected = std::optional<Steady::time_point>()](const nlohmann::json& now) mutable {
                 // Connected, then a second for the subscriptions to be made.
                 if (!connected && now.value("mqtt_connected", false)) connected = Steady::now();
@@ -471,15 +610,19 @@ int main(int argc, char** argv) {
         double first_bridge_rate = 0;
         for (std::size_t c = 0; c < setups.size(); ++c) {
             const Setup& setup = setups[c];
-            const nlohmann::json config =
-                bridge_config(broker.uri(), rocketmq.name_servers(), topic, setup, status_file);
+            const nlohmann::json config = bridge_config(broker.uri(), rocketmq.name_servers(),
+                                                        topic, setup, status_file, args.linger_ms);
             double producer_rate = 0, bridge_rate = 0;
             nlohmann::json status, producer_cpu, publish_cpu, bridge_cpu;
             for (int side = 0; side < 2; ++side) {
                 const bool producer_turn = (side == 0) == (round % 2 == 0);
                 const std::vector<Envelope> envelopes =
                     make_envelopes("gw-" + setup.name(), args.messages, args.devices);
-                if (producer_turn) {
+                if (producer_turn && setup.batch > 1) {
+                    producer_rate = measure_producer_batched(
+                        *producers[c], topic + "_raw", envelopes, setup.sessions, setup.batch,
+                        results[c].producer_latencies, rocketmq.broker_pid(), producer_cpu);
+                } else if (producer_turn) {
                     producer_rate = measure_producer(*producers[c], topic + "_raw", envelopes,
                                                      setup.sessions, results[c].producer_latencies,
                                                      rocketmq.broker_pid(), producer_cpu);
@@ -491,6 +634,18 @@ int main(int argc, char** argv) {
             if (producer_rate <= 0 || bridge_rate <= 0) return 1;
             if (c == 0) first_bridge_rate = bridge_rate;
             Results& r = results[c];
+            nlohmann::json java_cpu;
+            if (setup.batch > 1) {
+                const double java_rate = measure_java(
+                    *java, topic + "_java", make_envelopes("gw-java", args.messages, args.devices),
+                    args.devices, setup.batch, "r" + std::to_string(round) + setup.name(),
+                    rocketmq.broker_pid(), java_cpu);
+                if (java_rate <= 0) return 1;
+                r.java_rates.push_back(java_rate);
+                r.java_cpu_us.push_back(part(java_cpu, "java_producer"));
+            }
+            r.bridge_and_broker_cpu_us.push_back(part(bridge_cpu, "bridge") +
+                                                 part(bridge_cpu, "rocketmq_broker"));
             r.producer_rates.push_back(producer_rate);
             r.bridge_rates.push_back(bridge_rate);
             r.ratios.push_back(bridge_rate / producer_rate);
@@ -504,7 +659,6 @@ int main(int argc, char** argv) {
                                        {"scenario", "pair"},
                                        {"sessions", setup.sessions},
                                        {"in_flight", setup.in_flight},
-                                       {"batch", setup.batch},
                                        {"delay_ms", args.delay_ms},
                                        {"round", round},
                                        {"messages", args.messages},
@@ -521,6 +675,14 @@ int main(int argc, char** argv) {
                                        {"bridge_cpu_us_per_msg", bridge_cpu["per_msg"]},
                                        {"bridge_cores_busy", bridge_cpu["cores_busy"]},
                                        {"bridge_machine_busy", bridge_cpu["machine_busy"]},
+                                       {"batch", setup.batch},
+                                       {"java_msg_per_s",
+                                        setup.batch > 1 ? nlohmann::json(std::round(
+                                                              r.java_rates.back()))
+                                                        : nlohmann::json(nullptr)},
+                                       {"java_cpu_us_per_msg",
+                                        setup.batch > 1 ? java_cpu["per_msg"]
+                                                        : nlohmann::json(nullptr)},
                                        {"load1", bench::load_average_1m()}}
                             .dump()
                             .c_str());
@@ -536,7 +698,6 @@ int main(int argc, char** argv) {
                         {"scenario", "summary"},
                         {"sessions", setups[c].sessions},
                         {"in_flight", setups[c].in_flight},
-                        {"batch", setups[c].batch},
                         {"delay_ms", args.delay_ms},
                         {"flush_disk_type", rocketmq.durability().flush_disk_type},
                         {"broker_role", rocketmq.durability().broker_role},
@@ -555,11 +716,61 @@ int main(int argc, char** argv) {
                         {"bridge_cpu_us_per_msg_median", bench::median(r.bridge_cpu_us)},
                         {"producer_cores_busy_median", round2(bench::median(r.producer_cores))},
                         {"bridge_cores_busy_median", round2(bench::median(r.bridge_cores))},
+                        {"bridge_and_broker_cpu_us_per_msg_median",
+                         bench::median(r.bridge_and_broker_cpu_us)},
+                        {"batch", setups[c].batch},
+                        {"java_msg_per_s", r.java_rates.empty()
+                                               ? nlohmann::json(nullptr)
+                                               : nlohmann::json(std::round(
+                                                     bench::median(r.java_rates)))},
+                        {"java_cpu_us_per_msg_median",
+                         r.java_cpu_us.empty() ? nlohmann::json(nullptr)
+                                               : nlohmann::json(bench::median(r.java_cpu_us))},
                         {"load1_at_end", bench::load_average_1m()},
                         {"target_ratio", 0.85},
                         {"meets_target", ratio >= 0.85}}
                         .dump()
                         .c_str());
+    }
+    if (batched) {
+        // The first batched configuration against the single-send ones.
+        const Results* batch = nullptr;
+        const Results* one = nullptr;
+        const Results* eight = nullptr;
+        int batch_size = 0;
+        for (std::size_t c = 0; c < setups.size(); ++c) {
+            if (setups[c].batch > 1 && batch == nullptr) {
+                batch = &results[c];
+                batch_size = setups[c].batch;
+            }
+            if (setups[c].batch == 1 && setups[c].sessions == 1 && one == nullptr) one = &results[c];
+            if (setups[c].batch == 1 && setups[c].sessions == 8 && eight == nullptr) {
+                eight = &results[c];
+            }
+        }
+        std::printf(
+            "%s\n",
+            nlohmann::json{
+                {"bench", "bridge"},
+                {"scenario", "batch_comparison"},
+                {"batch", batch_size},
+                {"linger_ms", args.linger_ms},
+                {"rounds", args.rounds},
+                {"flush_disk_type", rocketmq.durability().flush_disk_type},
+                {"batch_speedup_over_single",
+                 median_ratio(&batch->bridge_rates, one ? &one->bridge_rates : nullptr)},
+                {"batch_speedup_over_eight",
+                 median_ratio(&batch->bridge_rates, eight ? &eight->bridge_rates : nullptr)},
+                {"batch_ratio_to_java", median_ratio(&batch->bridge_rates, &batch->java_rates)},
+                {"batch_cpu_over_eight",
+                 median_ratio(&batch->bridge_and_broker_cpu_us,
+                              eight ? &eight->bridge_and_broker_cpu_us : nullptr)},
+                {"batch_bridge_and_broker_cpu_us_per_msg",
+                 bench::median(batch->bridge_and_broker_cpu_us)},
+                {"java_cpu_us_per_msg", bench::median(batch->java_cpu_us)},
+                {"load1_at_end", bench::load_average_1m()}}
+                .dump()
+                .c_str());
     }
     return 0;
 }
