@@ -61,7 +61,7 @@ int main(int argc, char** argv) {
            burst_size = options.burst_size, warmup = options.warmup_s, steady = options.steady_s,
            down = options.down_s, settle = options.settle_s, drain = options.drain_limit_s,
            receipt_timeout = 30, sessions = options.bridge_sessions, seed = 1,
-           bridge_reconnect_max = 0;
+           bridge_reconnect_max = 0, bridge_batch = 0;
     const std::vector<Flag> flags = {
         {"gateways", &gateways, "gateway identities, each its own MQTT session"},
         {"outpost-gateways", &outpost,
@@ -79,6 +79,8 @@ int main(int argc, char** argv) {
         {"bridge-sessions", &sessions, "the bridge's mqtt.sessions"},
         {"bridge-reconnect-max-ms", &bridge_reconnect_max,
          "the bridge's mqtt.reconnect_max_ms; 0: its default"},
+        {"bridge-batch", &bridge_batch,
+         "the bridge's batch.max_messages (1: one request per message); 0: its default"},
         {"seed", &seed, "seed of the jitter and the choice of bursting gateways"},
     };
     std::string restart = "both";
@@ -119,6 +121,7 @@ int main(int argc, char** argv) {
     options.receipt_timeout_ms = static_cast<int64_t>(receipt_timeout * 1000);
     options.bridge_sessions = static_cast<int>(sessions);
     options.bridge_reconnect_max_ms = static_cast<int>(bridge_reconnect_max);
+    options.bridge_batch = static_cast<int>(bridge_batch);
     options.seed = static_cast<uint64_t>(seed);
     options.restarts.clear();
     if (restart == "graceful" || restart == "both") {

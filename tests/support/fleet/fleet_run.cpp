@@ -179,6 +179,7 @@ void Fleet::start_bridge() {
     if (options_.bridge_reconnect_max_ms > 0) {
         config["mqtt"]["reconnect_max_ms"] = options_.bridge_reconnect_max_ms;
     }
+    if (options_.bridge_batch > 0) config["batch"] = {{"max_messages", options_.bridge_batch}};
     std::ofstream(dir_.file("bridge.json")) << config.dump(2);
     bridge_pid_ = testing::spawn_logged(
         {options_.bridge_binary, "--config", dir_.file("bridge.json")}, dir_.file("bridge.log"));

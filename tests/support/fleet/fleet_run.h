@@ -49,6 +49,9 @@ struct FleetOptions {
     int bridge_sessions = 1;
     // The bridge's mqtt.reconnect_max_ms; its default when 0.
     int bridge_reconnect_max_ms = 0;
+    // The bridge's batch.max_messages (1: one request per message); its
+    // default when 0.
+    int bridge_batch = 0;
     uint64_t seed = 1;
 
     // Where things are.
