@@ -2,6 +2,7 @@
 // with the tag from the mapping rule and one device's events on one queue in
 // sequence order. Checked from outside: mqadmin printMsg and queryMsgByKey.
 #include "bridge_harness.h"
+#include "eventually.h"
 
 using namespace outpost::testing;
 
@@ -60,9 +61,17 @@ TEST_CASE("alarms published over MQTT arrive in RocketMQ by eventId, in order pe
         }
         CHECK(queues_used.size() > 1);  // devices spread over the queues
 
-        // And the way an operator looks one event up.
+        // And the way an operator looks one event up. The broker builds its
+        // key index after storing, and mqadmin (a JVM) can fail on a loaded
+        // machine, so an empty answer is asked again.
         const StoredMessage& sample = stored.front();
-        const std::string found = mqadmin("queryMsgByKey -t " + alarms + " -k " + sample.keys);
+        std::string found;
+        eventually(
+            [&] {
+                found = mqadmin("queryMsgByKey -t " + alarms + " -k " + sample.keys);
+                return found.find(sample.message_id) != std::string::npos;
+            },
+            std::chrono::seconds(60));
         INFO("queryMsgByKey: " << one_line(found));
         CHECK(found.find(sample.message_id) != std::string::npos);
     });
