@@ -37,7 +37,11 @@
 # and metadata included, split into WAL, database, SQLite's wal-index (-shm)
 # and the rest by the files' extents). block_bytes_per_alarm and
 # flushes_per_alarm cover the whole boot: outpostd's start and stop, the
-# mount and the unmount included. The host's bytes are what outpostd handed
+# mount and the unmount included; workload_flushes_per_alarm counts only
+# the flushes between the first alarm and the last, and the
+# workload_flushes_*_per_alarm figures split them by what the file system
+# wrote before each (a commit's WAL blocks, a checkpoint's database blocks,
+# ext4's journal or metadata alone). The host's bytes are what outpostd handed
 # the kernel (/proc/PID/io write_bytes): file data only, no journal. Timing
 # figures on a shared machine are noisy: compare ratios from one run.
 set -euo pipefail

@@ -3,6 +3,7 @@
 // it. The block log has every byte the guest wrote, so bytes per alarm are
 // exact at the block layer (ext4's journal and metadata included); the
 // guest reports where the store's files lie so the bytes can be split.
+#include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
@@ -23,6 +24,15 @@ struct BlockFigures {
     uint64_t wal_bytes = 0;
     uint64_t db_bytes = 0;
     uint64_t shm_bytes = 0;  // SQLite's wal-index, written back by the kernel
+    // Flushes between the guest's first and last evidence record: the
+    // workload's own, without boot, the store's open and the shutdown.
+    uint64_t workload_flushes = 0;
+    // Each of those by what the file system wrote since the flush before it.
+    uint64_t wal_flushes = 0;           // WAL blocks only: a commit
+    uint64_t wal_metadata_flushes = 0;  // WAL blocks and journal or metadata
+    uint64_t database_flushes = 0;      // database blocks: a checkpoint
+    uint64_t metadata_flushes = 0;      // journal, metadata or -shm only
+    uint64_t empty_flushes = 0;         // nothing in the file system
 };
 
 bool inside(const std::vector<Extent>& extents, uint64_t offset) {
@@ -43,8 +53,34 @@ BlockFigures block_figures(const Recording& recording) {
     const std::vector<Extent>& wal = find("wal");
     const std::vector<Extent>& db = find("db");
     const std::vector<Extent>& shm = find("shm");
-    for (const LogEntry& entry : log.entries()) {
-        if (entry.is_flush()) figures.flushes++;
+    const std::vector<LogEntry>& entries = log.entries();
+    // The workload runs from the first evidence record (beyond the file
+    // system) to the last one.
+    size_t first_record = entries.size();
+    size_t last_record = 0;
+    for (size_t i = 0; i < entries.size(); ++i) {
+        if (entries[i].is_write() && entries[i].sector * log.sector_size() >= kFsBytes) {
+            first_record = std::min(first_record, i);
+            last_record = i;
+        }
+    }
+    bool wrote_wal = false, wrote_db = false, wrote_other = false;
+    for (size_t i = 0; i < entries.size(); ++i) {
+        const LogEntry& entry = entries[i];
+        if (entry.is_flush()) {
+            figures.flushes++;
+            if (i > first_record && i < last_record) {
+                figures.workload_flushes++;
+                if (wrote_db) {
+                    figures.database_flushes++;
+                } else if (wrote_wal) {
+                    (wrote_other ? figures.wal_metadata_flushes : figures.wal_flushes)++;
+                } else {
+                    (wrote_other ? figures.metadata_flushes : figures.empty_flushes)++;
+                }
+            }
+            wrote_wal = wrote_db = wrote_other = false;
+        }
         if (!entry.is_write()) continue;
         bool counted = false;
         for (uint64_t s = 0; s < entry.sectors; ++s) {
@@ -52,9 +88,16 @@ BlockFigures block_figures(const Recording& recording) {
             if (offset >= kFsBytes) continue;
             counted = true;
             figures.bytes += log.sector_size();
-            if (inside(wal, offset)) figures.wal_bytes += log.sector_size();
-            if (inside(db, offset)) figures.db_bytes += log.sector_size();
-            if (inside(shm, offset)) figures.shm_bytes += log.sector_size();
+            if (inside(wal, offset)) {
+                figures.wal_bytes += log.sector_size();
+                wrote_wal = true;
+            } else if (inside(db, offset)) {
+                figures.db_bytes += log.sector_size();
+                wrote_db = true;
+            } else {
+                if (inside(shm, offset)) figures.shm_bytes += log.sector_size();
+                wrote_other = true;
+            }
         }
         if (counted) figures.writes++;
     }
@@ -118,6 +161,22 @@ int vm_run(const CampaignOptions& options) {
          per_alarm(static_cast<double>(block.bytes - block.wal_bytes - block.db_bytes -
                                        block.shm_bytes))},
         {"flushes_per_alarm", per_alarm(static_cast<double>(block.flushes))},
+        // The same between the first alarm and the last: what each further
+        // alarm costs, without the fixed cost of boot, open and shutdown.
+        {"workload_flushes_per_alarm", per_alarm(static_cast<double>(block.workload_flushes))},
+        // Those by what the file system wrote since the flush before: WAL
+        // blocks only (a commit), WAL and journal or metadata, database
+        // blocks (a checkpoint), journal, metadata or -shm only, nothing.
+        {"workload_flushes_wal_only_per_alarm", per_alarm(static_cast<double>(block.wal_flushes))},
+        {"workload_flushes_wal_and_metadata_per_alarm",
+         per_alarm(static_cast<double>(block.wal_metadata_flushes))},
+        {"workload_flushes_database_per_alarm",
+         per_alarm(static_cast<double>(block.database_flushes))},
+        {"workload_flushes_metadata_only_per_alarm",
+         per_alarm(static_cast<double>(block.metadata_flushes))},
+        {"workload_flushes_nothing_written_per_alarm",
+         per_alarm(static_cast<double>(block.empty_flushes))},
+        {"flushes_outside_workload", block.flushes - block.workload_flushes},
         {"writes_per_alarm", per_alarm(static_cast<double>(block.writes))},
         {"alarm_rate", options.alarm_rate},
         {"sent_retention_s", options.sent_retention},
