@@ -89,6 +89,10 @@ class NoSink final : public MessageSink {
     outpost::Status send(const SinkMessage&, std::optional<std::int32_t>*) override {
         return outpost::Status::ok();
     }
+    outpost::Status send_batch(const std::vector<SinkMessage>&,
+                               std::optional<std::int32_t>*) override {
+        return outpost::Status::ok();
+    }
 };
 
 }  // namespace
