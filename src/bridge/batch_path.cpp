@@ -3,35 +3,36 @@
 #include <netdb.h>
 #include <sys/socket.h>
 
+#include <memory>
 #include <string>
 
 #include "bridge/config.h"
+#include "rocketmq/tls_socket.h"
 
 namespace outpost::bridge {
 
 bool uses_batched_path(const BridgeConfig& config) {
-    return config.batch.max_messages > 1 && config.mqtt.endpoint.uri.rfind("tcp://", 0) == 0;
-}
-
-std::string single_send_warning(const BridgeConfig& config) {
-    if (config.batch.max_messages <= 1 || uses_batched_path(config)) return "";
-    return "batch.max_messages is " + std::to_string(config.batch.max_messages) +
-           " but mqtt.uri " + config.mqtt.endpoint.uri +
-           " is TLS, which forwarding in batches does not speak: every message goes to "
-           "RocketMQ in a request of its own (set batch.max_messages to 1 to say so and "
-           "silence this warning)";
+    return config.batch.max_messages > 1;
 }
 
 Result<SubscriberHost> subscriber_host(const std::string& uri) {
-    const std::string kScheme = "tcp://";
     const auto refused = [&uri](const std::string& why) {
         return Status::error(StatusCode::kInvalidArgument,
                              "\"" + uri + "\" " + why +
                                  ": forwarding in batches (batch.max_messages > 1) dials "
-                                 "tcp://host:port; fix the uri, or set batch.max_messages to 1");
+                                 "tcp://host:port or ssl://host:port; fix the uri, or set "
+                                 "batch.max_messages to 1");
     };
-    if (uri.rfind(kScheme, 0) != 0) return refused("is not tcp://");
-    const std::string address = uri.substr(kScheme.size());
+    SubscriberHost where;
+    std::string address;
+    if (uri.rfind("tcp://", 0) == 0) {
+        address = uri.substr(6);
+    } else if (uri.rfind("ssl://", 0) == 0) {
+        address = uri.substr(6);
+        where.tls = true;
+    } else {
+        return refused("is neither tcp:// nor ssl://");
+    }
     const std::size_t colon = address.rfind(':');
     if (colon == std::string::npos || colon == 0) return refused("names no host and port");
     const std::string port = address.substr(colon + 1);
@@ -44,7 +45,24 @@ Result<SubscriberHost> subscriber_host(const std::string& uri) {
         host = host.substr(1, host.size() - 2);
     }
     if (host.find_first_of("[]/") != std::string::npos) return refused("has no valid host");
-    return SubscriberHost{host, port};
+    where.host = host;
+    where.port = port;
+    return where;
+}
+
+Result<std::shared_ptr<const rocketmq::TlsContext>> subscriber_tls(const MqttConfig& mqtt) {
+    if (mqtt.endpoint.uri.rfind("ssl://", 0) != 0) {
+        return std::shared_ptr<const rocketmq::TlsContext>();
+    }
+    const MqttTlsOptions& tls = mqtt.endpoint.tls;
+    rocketmq::TlsOptions options;
+    options.ca_file = tls.ca_file;
+    options.cert_file = tls.cert_file;
+    options.key_file = tls.key_file;
+    options.key_password = tls.key_password;
+    options.insecure_skip_verify = !tls.verify_server;  // warned about at start
+    options.settings = "mqtt.tls";
+    return rocketmq::TlsContext::create(options);
 }
 
 Result<std::string> resolve_subscriber_address(const SubscriberHost& where) {

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -16,6 +17,10 @@
 #include "common/transport_security.h"
 #include "outpost/mqtt_endpoint.h"
 #include "outpost/status.h"
+
+namespace outpost::rocketmq {
+class TlsContext;
+}
 
 namespace outpost::bridge {
 
@@ -200,9 +205,8 @@ struct ReceiptsConfig {
 // Forwarding in RocketMQ batches (bridge/mqtt/batched_session.h): each
 // session holds up to max_messages unacknowledged MQTT messages, sends
 // those of one device and RocketMQ topic in one request, and acknowledges
-// them after its SEND_OK. It needs our own MQTT v5 subscriber, which speaks
-// plain TCP only: an ssl:// mqtt.uri keeps the single-send path (warned
-// about at start).
+// them after its SEND_OK, through our own MQTT v5 subscriber (over TCP, or
+// TLS with mqtt.tls for an ssl:// mqtt.uri).
 struct BatchConfig {
     // Messages per RocketMQ request, 1 to kMaxBatchMessages. 1: the
     // single-send path, one request per message, acknowledged one by one.
@@ -235,23 +239,23 @@ struct BridgeConfig {
     BatchConfig batch;
 };
 
-// True when the sessions forward in batches: batch.max_messages > 1 and
-// mqtt.uri is plain tcp://.
+// True when the sessions forward in batches: batch.max_messages > 1.
 bool uses_batched_path(const BridgeConfig& config);
 
-// The warning logged at start when batch.max_messages > 1 asks for batches
-// that an ssl:// mqtt.uri rules out (the sessions send one by one); empty
-// otherwise. It says how to silence it: batch.max_messages 1.
-std::string single_send_warning(const BridgeConfig& config);
-
-// The broker a batched session dials, from a "tcp://host:port" uri (host:
-// a name, an IPv4 address or a bracketed IPv6 one). kInvalidArgument
-// naming the uri otherwise.
+// The broker a batched session dials, from a "tcp://host:port" or
+// "ssl://host:port" uri (host: a name, an IPv4 address or a bracketed IPv6
+// one). kInvalidArgument naming the uri otherwise.
 struct SubscriberHost {
-    std::string host;  // without brackets
+    std::string host;  // without brackets; an ssl:// broker's certificate must name it
     std::string port;
+    bool tls = false;  // ssl://
 };
 Result<SubscriberHost> subscriber_host(const std::string& uri);
+
+// The TLS context a batched session connects with, from mqtt.tls: null for
+// a tcp:// uri. kInvalidArgument naming the mqtt.tls file that cannot be
+// read, or a key that does not match its certificate.
+Result<std::shared_ptr<const rocketmq::TlsContext>> subscriber_tls(const MqttConfig& mqtt);
 
 // `where` as the numeric "ip:port" or "[ipv6]:port" the v5 subscriber
 // dials; a name is looked up (getaddrinfo, the first address). A batched

@@ -172,11 +172,10 @@ ConfigKeys bridge_config_keys(const BridgeConfig& shown) {
         config_section("batch", false,
                        "Forwarding in RocketMQ batches: one request per device and topic for "
                        "up to max_messages messages, each acknowledged after that request's "
-                       "SEND_OK. Needs a tcp://ip:port mqtt.uri; ssl:// keeps single sends "
-                       "(warned at start)."),
+                       "SEND_OK, over tcp:// or ssl:// (with mqtt.tls)."),
         config_key("batch.max_messages", T::kInteger, shown.batch.max_messages, "messages",
                    "Messages per RocketMQ request, 1 to 256; 1: one request per message, "
-                   "through paho (the path for ssl://)."),
+                   "through paho."),
         config_key("batch.max_bytes", T::kInteger, shown.batch.max_bytes, "bytes",
                    "Bytes per request (bodies and properties), 65536 to 4194304; a larger "
                    "message goes alone."),

@@ -316,9 +316,11 @@ Result<BridgeConfig> parse_bridge_config(const std::string& json_text,
                         [&](JsonObjectReader& in) { read_receipts(in, config.receipts); });
         top.read_object("batch", false,
                         [&](JsonObjectReader& in) { read_batch(in, config.batch); });
-        // An ssl:// uri keeps the single-send path (warned at start); a
-        // tcp:// one must be dialable by the v5 subscriber.
-        if (uses_batched_path(config)) {
+        // The uri must be one the v5 subscriber can dial (another scheme is
+        // already reported).
+        const std::string& uri = config.mqtt.endpoint.uri;
+        if (uses_batched_path(config) &&
+            (uri.rfind("tcp://", 0) == 0 || uri.rfind("ssl://", 0) == 0)) {
             if (Result<SubscriberHost> address = subscriber_host(config.mqtt.endpoint.uri);
                 !address.is_ok()) {
                 top.error("mqtt.uri", address.status().message());

@@ -422,9 +422,6 @@ int main(int argc, char** argv) {
          weakened_security_warnings(*config, arguments->config_path)) {
         log_warning(warning);
     }
-    if (const std::string warning = single_send_warning(*config); !warning.empty()) {
-        log_warning(warning);
-    }
     if (arguments->check_only) {
         // The secret and TLS files are part of the configuration: check them too.
         if (auto security = load_rocketmq_security(config->rocketmq); !security.is_ok()) {

@@ -34,6 +34,11 @@ class ByteStream {
     // then holds an unspecified prefix.
     virtual Status read_exact(char* out, std::size_t size, Deadline deadline) = 0;
 
+    // Reads what is available, at least 1 and at most `capacity` bytes,
+    // waiting until the deadline for the first. Fails like read_exact; a
+    // deadline already passed with nothing available is kTimeout.
+    virtual Result<std::size_t> read_some(char* out, std::size_t capacity, Deadline deadline) = 0;
+
     // Waits until at least one byte can be read without blocking, or the
     // stream ended or was shut down (the next read reports that). Fails with
     // kTimeout when the deadline passes first, kUnavailable on an error.

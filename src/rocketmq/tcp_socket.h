@@ -40,11 +40,7 @@ class TcpSocket final : public ByteStream {
     bool peer_closed() override;
     Status wait_readable(Deadline deadline) override;
     void shutdown() override;
-
-    // Reads what is available, at least 1 and at most `capacity` bytes,
-    // waiting until the deadline for the first. Fails like read_exact; a
-    // deadline already passed with nothing available is kTimeout.
-    Result<std::size_t> read_some(char* out, std::size_t capacity, Deadline deadline);
+    Result<std::size_t> read_some(char* out, std::size_t capacity, Deadline deadline) override;
 
     const std::string& address() const override { return address_; }
 

@@ -6,6 +6,7 @@
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
 
+#include <algorithm>
 #include <utility>
 
 namespace outpost::rocketmq {
@@ -22,9 +23,9 @@ std::string openssl_error() {
     return text.empty() ? "no OpenSSL detail" : text;
 }
 
-Status bad_file(const std::string& what, const std::string& path) {
-    return Status::error(StatusCode::kInvalidArgument,
-                         "RocketMQ TLS: cannot load " + what + " " + path + ": " + openssl_error());
+Status bad_file(const TlsOptions& options, const std::string& what, const std::string& path) {
+    return Status::error(StatusCode::kInvalidArgument, options.settings + ": cannot load " + what +
+                                                           " " + path + ": " + openssl_error());
 }
 
 bool is_ip_literal(const std::string& host) {
@@ -48,15 +49,17 @@ int do_write(SSL* ssl, void* buffer, int size) {
 Result<std::shared_ptr<const TlsContext>> TlsContext::create(const TlsOptions& options) {
     if (options.cert_file.empty() != options.key_file.empty()) {
         return Status::error(StatusCode::kInvalidArgument,
-                             "RocketMQ TLS: a client certificate needs its key and vice versa");
+                             options.settings +
+                                 ": a client certificate needs its key and vice versa");
     }
     ERR_clear_error();
     SSL_CTX* raw = SSL_CTX_new(TLS_client_method());
     if (raw == nullptr) {
         return Status::error(StatusCode::kInternal,
-                             "RocketMQ TLS: cannot create a context: " + openssl_error());
+                             options.settings + ": cannot create a context: " + openssl_error());
     }
-    std::shared_ptr<const TlsContext> context(new TlsContext(raw, !options.insecure_skip_verify));
+    std::shared_ptr<const TlsContext> context(
+        new TlsContext(raw, !options.insecure_skip_verify, options.settings));
     SSL_CTX_set_min_proto_version(raw, TLS1_2_VERSION);
     // Partial writes let write_all hand over what fits; the buffer may move
     // between retries because write_all retries from its new position.
@@ -67,7 +70,7 @@ Result<std::shared_ptr<const TlsContext>> TlsContext::create(const TlsOptions& o
                                                    : SSL_CTX_load_verify_locations(
                                                          raw, options.ca_file.c_str(), nullptr);
         if (loaded != 1) {
-            return bad_file("CA file",
+            return bad_file(options, "CA file",
                             options.ca_file.empty() ? "(system default)" : options.ca_file);
         }
     } else {
@@ -75,13 +78,25 @@ Result<std::shared_ptr<const TlsContext>> TlsContext::create(const TlsOptions& o
     }
     if (!options.cert_file.empty()) {
         if (SSL_CTX_use_certificate_chain_file(raw, options.cert_file.c_str()) != 1) {
-            return bad_file("client certificate", options.cert_file);
+            return bad_file(options, "client certificate", options.cert_file);
         }
-        if (SSL_CTX_use_PrivateKey_file(raw, options.key_file.c_str(), SSL_FILETYPE_PEM) != 1) {
-            return bad_file("client key", options.key_file);
+        // OpenSSL's default passphrase callback answers with this text; it is
+        // read while the key loads and not kept by the context afterwards.
+        std::string passphrase = options.key_password;
+        SSL_CTX_set_default_passwd_cb_userdata(raw, passphrase.empty() ? nullptr : passphrase.data());
+        const int key_loaded =
+            SSL_CTX_use_PrivateKey_file(raw, options.key_file.c_str(), SSL_FILETYPE_PEM);
+        SSL_CTX_set_default_passwd_cb_userdata(raw, nullptr);
+        if (key_loaded != 1) {
+            return bad_file(options,
+                            options.key_password.empty()
+                                ? "client key (if it is encrypted, give its key_password)"
+                                : "client key (or its key_password is wrong)",
+                            options.key_file);
         }
         if (SSL_CTX_check_private_key(raw) != 1) {
-            return bad_file("client key (it does not match the certificate)", options.key_file);
+            return bad_file(options, "client key (it does not match the certificate)",
+                            options.key_file);
         }
     }
     return context;
@@ -91,8 +106,13 @@ TlsContext::~TlsContext() {
     SSL_CTX_free(context_);
 }
 
-TlsSocket::TlsSocket(std::unique_ptr<TcpSocket> tcp, SSL* ssl, BIO* network_in, BIO* network_out)
-    : tcp_(std::move(tcp)), ssl_(ssl), network_in_(network_in), network_out_(network_out) {}
+TlsSocket::TlsSocket(std::unique_ptr<TcpSocket> tcp, SSL* ssl, BIO* network_in, BIO* network_out,
+                     std::string settings)
+    : tcp_(std::move(tcp)),
+      ssl_(ssl),
+      network_in_(network_in),
+      network_out_(network_out),
+      settings_(std::move(settings)) {}
 
 TlsSocket::~TlsSocket() {
     SSL_free(ssl_);  // frees both BIOs
@@ -100,7 +120,8 @@ TlsSocket::~TlsSocket() {
 
 Result<std::unique_ptr<TlsSocket>> TlsSocket::connect(const std::string& address,
                                                       const TlsContext& context,
-                                                      Deadline deadline) {
+                                                      Deadline deadline,
+                                                      const std::string& server_name) {
     Result<std::unique_ptr<TcpSocket>> tcp = TcpSocket::connect(address, deadline);
     if (!tcp.is_ok()) {
         return tcp.status();
@@ -118,12 +139,12 @@ Result<std::unique_ptr<TlsSocket>> TlsSocket::connect(const std::string& address
     }
     SSL_set_bio(ssl, network_in, network_out);
     std::unique_ptr<TlsSocket> stream(
-        new TlsSocket(std::move(tcp).value(), ssl, network_in, network_out));
+        new TlsSocket(std::move(tcp).value(), ssl, network_in, network_out, context.settings()));
     SSL_set_connect_state(ssl);
-    std::string host, port;
-    split_address(address, &host, &port);  // it parsed: the TCP connect above took it
+    std::string host = server_name, port;
+    if (host.empty()) split_address(address, &host, &port);  // it parsed: TCP connect took it
     if (context.verifies_server()) {
-        // The certificate must name what we dialled: an IP SAN for the numeric
+        // The certificate must name the server: an IP SAN for the numeric
         // addresses name servers and routes carry, a DNS name otherwise.
         X509_VERIFY_PARAM* param = SSL_get0_param(ssl);
         const int named = is_ip_literal(host) ? X509_VERIFY_PARAM_set1_ip_asc(param, host.c_str())
@@ -218,8 +239,9 @@ Result<int> TlsSocket::drive(int (*operation)(SSL*, void*, int), void* buffer, i
                 StatusCode::kPermissionDenied,
                 std::string(what) + " " + address() +
                     " refused the server certificate: " + X509_verify_cert_error_string(verified) +
-                    " (check rocketmq.tls.ca_file and that the certificate "
-                    "names this address)");
+                    " (check " + settings_ +
+                    ".ca_file and that the certificate "
+                    "names this server)");
         }
         if (error == SSL_ERROR_ZERO_RETURN) {
             return Status::error(StatusCode::kUnavailable,
@@ -254,6 +276,13 @@ Status TlsSocket::read_exact(char* out, std::size_t size, Deadline deadline) {
         size -= static_cast<std::size_t>(*got);
     }
     return Status::ok();
+}
+
+Result<std::size_t> TlsSocket::read_some(char* out, std::size_t capacity, Deadline deadline) {
+    const int chunk = static_cast<int>(std::min<std::size_t>(capacity, 1 << 20));
+    Result<int> got = drive(do_read, out, chunk, "reading over TLS from", deadline);
+    if (!got.is_ok()) return got.status();
+    return static_cast<std::size_t>(*got);
 }
 
 Status TlsSocket::wait_readable(Deadline deadline) {
@@ -302,13 +331,15 @@ bool TlsSocket::peer_closed() {
 }
 
 Result<std::unique_ptr<ByteStream>> connect_stream(const std::string& address,
-                                                   const TlsContext* tls, Deadline deadline) {
+                                                   const TlsContext* tls, Deadline deadline,
+                                                   const std::string& server_name) {
     if (tls == nullptr) {
         Result<std::unique_ptr<TcpSocket>> tcp = TcpSocket::connect(address, deadline);
         if (!tcp.is_ok()) return tcp.status();
         return std::unique_ptr<ByteStream>(std::move(tcp).value());
     }
-    Result<std::unique_ptr<TlsSocket>> secured = TlsSocket::connect(address, *tls, deadline);
+    Result<std::unique_ptr<TlsSocket>> secured =
+        TlsSocket::connect(address, *tls, deadline, server_name);
     if (!secured.is_ok()) return secured.status();
     return std::unique_ptr<ByteStream>(std::move(secured).value());
 }

@@ -15,6 +15,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "outpost/status.h"
 #include "rocketmq/byte_stream.h"
@@ -34,9 +35,14 @@ struct TlsOptions {
     // require client authentication; both or neither.
     std::string cert_file;
     std::string key_file;
+    // The key file's passphrase, when it is encrypted; empty: not encrypted.
+    std::string key_password;
     // Accept any server certificate and address. For tests against throwaway
     // brokers only: it gives up the protection TLS exists for.
     bool insecure_skip_verify = false;
+    // Where these settings live in the user's configuration, so errors can
+    // point there ("rocketmq.tls" or "mqtt.tls").
+    std::string settings = "rocketmq.tls";
 };
 
 // An immutable OpenSSL client context, shared by every connection.
@@ -51,24 +57,31 @@ class TlsContext final {
     TlsContext& operator=(const TlsContext&) = delete;
 
     bool verifies_server() const { return verify_; }
+    const std::string& settings() const { return settings_; }
     SSL_CTX* native() const { return context_; }
 
   private:
-    TlsContext(SSL_CTX* context, bool verify) : context_(context), verify_(verify) {}
+    TlsContext(SSL_CTX* context, bool verify, std::string settings)
+        : context_(context), verify_(verify), settings_(std::move(settings)) {}
     SSL_CTX* const context_;
     const bool verify_;
+    const std::string settings_;
 };
 
 class TlsSocket final : public ByteStream {
   public:
     // Connects over TCP (TcpSocket::connect's failures) and completes the
-    // handshake before `deadline`. A server certificate that does not verify
-    // or does not name `address` fails with kPermissionDenied, the message
-    // saying why ("certificate verify failed: unable to get local issuer
-    // certificate"); any other handshake failure (a plain-TCP server, a
-    // protocol mismatch) with kUnavailable, a late one with kTimeout.
+    // handshake before `deadline`. The certificate must name `server_name`
+    // (also sent as SNI unless numeric); empty: the host part of `address`,
+    // so a numeric address is checked against the certificate's IP SANs. A
+    // server certificate that does not verify or does not name the server
+    // fails with kPermissionDenied, the message saying why ("certificate
+    // verify failed: unable to get local issuer certificate"); any other
+    // handshake failure (a plain-TCP server, a protocol mismatch) with
+    // kUnavailable, a late one with kTimeout.
     static Result<std::unique_ptr<TlsSocket>> connect(const std::string& address,
-                                                      const TlsContext& context, Deadline deadline);
+                                                      const TlsContext& context, Deadline deadline,
+                                                      const std::string& server_name = {});
     ~TlsSocket() override;
     TlsSocket(const TlsSocket&) = delete;
     TlsSocket& operator=(const TlsSocket&) = delete;
@@ -80,6 +93,7 @@ class TlsSocket final : public ByteStream {
     // for the server, so a writer is never stuck behind it.
     Status write_all(std::string_view data, Deadline deadline) override;
     Status read_exact(char* out, std::size_t size, Deadline deadline) override;
+    Result<std::size_t> read_some(char* out, std::size_t capacity, Deadline deadline) override;
     // Also true once the server sent its TLS close_notify. Not while a read
     // is in progress (Connection asks only when nothing is outstanding).
     bool peer_closed() override;
@@ -90,7 +104,8 @@ class TlsSocket final : public ByteStream {
     const std::string& address() const override { return tcp_->address(); }
 
   private:
-    TlsSocket(std::unique_ptr<TcpSocket> tcp, SSL* ssl, BIO* network_in, BIO* network_out);
+    TlsSocket(std::unique_ptr<TcpSocket> tcp, SSL* ssl, BIO* network_in, BIO* network_out,
+              std::string settings);
 
     // Runs `operation` (an SSL_* call) until it succeeds, feeding the engine
     // from the socket and flushing what it wants to send. Returns its
@@ -106,11 +121,14 @@ class TlsSocket final : public ByteStream {
     BIO* network_out_;  // bytes for the server, owned by ssl_
     std::mutex engine_;    // ssl_, network_in_, network_out_
     std::mutex wire_out_;  // moving network_out_'s bytes to the socket, in order
+    const std::string settings_;  // TlsOptions::settings, for messages
 };
 
-// A plain TcpSocket when `tls` is null, else a TlsSocket.
+// A plain TcpSocket when `tls` is null, else a TlsSocket checked against
+// `server_name` (TlsSocket::connect).
 Result<std::unique_ptr<ByteStream>> connect_stream(const std::string& address, const TlsContext* tls,
-                                               Deadline deadline);
+                                               Deadline deadline,
+                                               const std::string& server_name = {});
 
 }  // namespace outpost::rocketmq
 

@@ -3,7 +3,9 @@
 //
 // Wire contract: as the paho session's (mqtt_session.cpp): MQTT v5, QoS 1,
 // the session's fixed client id, clean_start false with mqtt.session_expiry_s,
-// the shared subscription $share/<group>/<filter>, plain TCP. Receive Maximum
+// the shared subscription $share/<group>/<filter>, over TCP or (ssl:// uri)
+// TLS with mqtt.tls, the broker's certificate checked against the uri's
+// host name. Receive Maximum
 // 65535, the most packet identifiers allow: brokers do not keep to a smaller
 // one when they resume a session (connect() says which), so the session
 // takes whatever the broker sends and its memory is bounded by the broker's
@@ -40,6 +42,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -59,10 +62,12 @@ constexpr std::uint8_t kNormalDisconnection = 0x00;
 
 class BatchedSession final : public MqttSession {
   public:
-    BatchedSession(const BridgeConfig& config, SubscriberHost host, Delivery& delivery,
+    BatchedSession(const BridgeConfig& config, SubscriberHost host,
+                   std::shared_ptr<const rocketmq::TlsContext> tls, Delivery& delivery,
                    BridgeStats& stats, const StopSignal& stop)
         : config_(config),
           host_(std::move(host)),
+          tls_(std::move(tls)),
           delivery_(delivery),
           stats_(stats),
           stop_(stop),
@@ -108,6 +113,10 @@ class BatchedSession final : public MqttSession {
         const MqttEndpoint& endpoint = config_.mqtt.endpoint;
         mqtt5::SubscriberOptions options;
         options.address = address_;
+        if (tls_) {
+            options.tls = tls_;
+            options.server_name = host_.host;
+        }
         options.client_id = id();
         if (!endpoint.username.empty()) options.user_name = endpoint.username;
         if (!endpoint.password.empty()) options.password = endpoint.password;
@@ -179,6 +188,7 @@ class BatchedSession final : public MqttSession {
         inbound.topic = std::move(received.topic);
         inbound.payload = std::move(received.payload);
         inbound.redelivered = received.dup;
+        inbound.received_at = std::chrono::steady_clock::now();
         std::variant<Verdict, ReadyMessage> prepared = delivery_.prepare(std::move(inbound));
         if (auto* ready = std::get_if<ReadyMessage>(&prepared);
             ready != nullptr && grouper_.holds(ready->gateway_id, ready->event_id)) {
@@ -238,6 +248,7 @@ class BatchedSession final : public MqttSession {
 
     const BridgeConfig config_;
     const SubscriberHost host_;
+    const std::shared_ptr<const rocketmq::TlsContext> tls_;  // null: plain TCP
     Delivery& delivery_;
     BridgeStats& stats_;
     const StopSignal& stop_;
@@ -254,8 +265,10 @@ Result<std::unique_ptr<MqttSession>> make_batched_session(const BridgeConfig& co
                                                           const StopSignal& stop) {
     Result<SubscriberHost> host = subscriber_host(config.mqtt.endpoint.uri);
     if (!host.is_ok()) return host.status();
-    return std::unique_ptr<MqttSession>(
-        new BatchedSession(config, std::move(*host), delivery, stats, stop));
+    Result<std::shared_ptr<const rocketmq::TlsContext>> tls = subscriber_tls(config.mqtt);
+    if (!tls.is_ok()) return tls.status();
+    return std::unique_ptr<MqttSession>(new BatchedSession(
+        config, std::move(*host), std::move(tls).value(), delivery, stats, stop));
 }
 
 }  // namespace outpost::bridge

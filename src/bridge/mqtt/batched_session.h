@@ -1,5 +1,5 @@
 // A live session that forwards in RocketMQ batches (batch.max_messages > 1,
-// plain tcp:// broker): our own MQTT v5 subscriber (mqtt5::Subscriber)
+// a tcp:// or ssl:// broker): our own MQTT v5 subscriber (mqtt5::Subscriber)
 // holds up to Receive Maximum messages unacknowledged; BatchGrouper groups
 // the ready ones by RocketMQ topic and device; Delivery::forward_batch
 // sends each group in one request; each message is acknowledged after its

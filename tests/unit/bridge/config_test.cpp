@@ -4,6 +4,7 @@
 #include "bridge/ops/weakened_security.h"
 #include "bridge/processes/session_child.h"
 #include "common/transport_security.h"
+#include "rocketmq/tls_socket.h"
 
 #include <catch2/catch.hpp>
 #include <string>
@@ -357,7 +358,6 @@ TEST_CASE("batches default to 64 messages, 1 MiB and 5 ms, within the producer's
     CHECK(config->batch.max_bytes == 1024u * 1024u);
     CHECK(config->batch.linger_ms == 5);
     CHECK(uses_batched_path(*config));
-    CHECK(single_send_warning(*config).empty());
     const auto with_batch = [](const std::string& batch) {
         return edited(R"("quarantine_topic")", R"("batch": )" + batch + R"(, "quarantine_topic")");
     };
@@ -374,15 +374,28 @@ TEST_CASE("batches default to 64 messages, 1 MiB and 5 ms, within the producer's
               .find("batch.linger_ms must be an integer from 0 to 10000") != std::string::npos);
 }
 
-TEST_CASE("an ssl:// broker keeps single sends, with a warning that says how to silence it") {
+TEST_CASE("an ssl:// broker is batched over TLS checked against the uri's host name") {
     BridgeConfig config;
-    config.mqtt.endpoint.uri = "ssl://127.0.0.1:8883";
-    CHECK_FALSE(uses_batched_path(config));
-    const std::string warning = single_send_warning(config);
-    CHECK(warning.find("ssl://127.0.0.1:8883") != std::string::npos);
-    CHECK(warning.find("set batch.max_messages to 1") != std::string::npos);
-    config.batch.max_messages = 1;
-    CHECK(single_send_warning(config).empty());
+    config.mqtt.endpoint.uri = "ssl://broker.example:8883";
+    CHECK(uses_batched_path(config));
+    auto host = subscriber_host(config.mqtt.endpoint.uri);
+    REQUIRE(host.is_ok());
+    CHECK(host->tls);
+    CHECK(host->host == "broker.example");
+    CHECK(host->port == "8883");
+    CHECK_FALSE(subscriber_host("tcp://broker.example:1883")->tls);
+    // A TLS file that cannot be read is a configuration error naming it.
+    config.mqtt.endpoint.tls.ca_file = "/nonexistent/outpost-ca.pem";
+    auto tls = subscriber_tls(config.mqtt);
+    REQUIRE_FALSE(tls.is_ok());
+    CHECK(tls.status().code() == StatusCode::kInvalidArgument);
+    CHECK(tls.status().message().find("mqtt.tls") != std::string::npos);
+    CHECK(tls.status().message().find("/nonexistent/outpost-ca.pem") != std::string::npos);
+    // tcp:// needs no context.
+    config.mqtt.endpoint.uri = "tcp://127.0.0.1:1883";
+    auto plain = subscriber_tls(config.mqtt);
+    REQUIRE(plain.is_ok());
+    CHECK(*plain == nullptr);
 }
 
 TEST_CASE("the batched path dials the uri's host and port, resolved to a numeric address") {

@@ -50,7 +50,7 @@ std::size_t PacketReader::whole_packet_size(PacketError* violation, bool* bad) c
     return available >= total ? total : 0;
 }
 
-PacketReader::Outcome PacketReader::next(rocketmq::TcpSocket* socket, rocketmq::Deadline deadline,
+PacketReader::Outcome PacketReader::next(rocketmq::ByteStream* socket, rocketmq::Deadline deadline,
                                          RawPacket* packet, Status* error, PacketError* violation) {
     for (;;) {
         bool bad = false;

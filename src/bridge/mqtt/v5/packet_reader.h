@@ -14,7 +14,7 @@
 
 #include "bridge/mqtt/v5/packet_types.h"
 #include "outpost/status.h"
-#include "rocketmq/tcp_socket.h"
+#include "rocketmq/byte_stream.h"
 
 namespace outpost::bridge::mqtt5 {
 
@@ -40,7 +40,7 @@ class PacketReader final {
     // broker closed it (*error: the socket's status message). kMalformed:
     // a bad Remaining Length, packet type 0, or a packet larger than the
     // maximum (*violation says which; the connection cannot continue).
-    Outcome next(rocketmq::TcpSocket* socket, rocketmq::Deadline deadline, RawPacket* packet,
+    Outcome next(rocketmq::ByteStream* socket, rocketmq::Deadline deadline, RawPacket* packet,
                  Status* error, PacketError* violation);
 
   private:

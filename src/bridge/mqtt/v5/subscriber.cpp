@@ -8,6 +8,7 @@
 #include "bridge/mqtt/v5/disconnect_packet.h"
 #include "bridge/mqtt/v5/publish_packet.h"
 #include "bridge/mqtt/v5/reason_codes.h"
+#include "rocketmq/tls_socket.h"
 
 namespace outpost::bridge::mqtt5 {
 namespace {
@@ -40,7 +41,7 @@ std::string with_reason_string(std::string message, const Properties& properties
 }  // namespace
 
 Subscriber::Subscriber(const SubscriberOptions& options,
-                       std::unique_ptr<rocketmq::TcpSocket> socket)
+                       std::unique_ptr<rocketmq::ByteStream> socket)
     : options_(options),
       socket_(std::move(socket)),
       reader_(options.maximum_packet_size),
@@ -54,8 +55,8 @@ Result<std::unique_ptr<Subscriber>> Subscriber::connect(const SubscriberOptions&
         return Status::error(StatusCode::kInvalidArgument,
                              "maximum_packet_size must be at least 16 bytes");
     }
-    Result<std::unique_ptr<rocketmq::TcpSocket>> socket =
-        rocketmq::TcpSocket::connect(options.address, deadline);
+    Result<std::unique_ptr<rocketmq::ByteStream>> socket =
+        rocketmq::connect_stream(options.address, options.tls.get(), deadline, options.server_name);
     if (!socket.is_ok()) return socket.status().with_context("MQTT broker");
     std::unique_ptr<Subscriber> subscriber(new Subscriber(options, std::move(socket).value()));
     Status connected = subscriber->handshake();

@@ -40,7 +40,7 @@
 #include "bridge/mqtt/v5/subscriber_options.h"
 #include "bridge/mqtt/v5/topic_aliases.h"
 #include "outpost/status.h"
-#include "rocketmq/tcp_socket.h"
+#include "rocketmq/byte_stream.h"
 
 namespace outpost::bridge::mqtt5 {
 
@@ -120,7 +120,7 @@ class Subscriber final {
     Status disconnect(uint8_t reason_code = 0x00);
 
   private:
-    Subscriber(const SubscriberOptions& options, std::unique_ptr<rocketmq::TcpSocket> socket);
+    Subscriber(const SubscriberOptions& options, std::unique_ptr<rocketmq::ByteStream> socket);
 
     Status handshake();
     // Reads and handles one packet, or sends the PINGREQ that fell due.
@@ -135,7 +135,7 @@ class Subscriber final {
     Status closed_by(Status cause);
 
     SubscriberOptions options_;
-    std::unique_ptr<rocketmq::TcpSocket> socket_;
+    std::unique_ptr<rocketmq::ByteStream> socket_;  // TCP, or TLS over it
     PacketReader reader_;
     TopicAliases aliases_;
     AcknowledgementOrder order_;

@@ -7,15 +7,24 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
+
+#include "rocketmq/tls_socket.h"
 
 namespace outpost::bridge::mqtt5 {
 
 struct SubscriberOptions {
     // "127.0.0.1:1883" or "[::1]:1883": numeric, so no DNS lookup can block.
-    // Plain TCP only.
     std::string address;
+    // TLS over the connection when set (the files it was built from,
+    // verification on unless the context says otherwise); plain TCP when
+    // null.
+    std::shared_ptr<const rocketmq::TlsContext> tls;
+    // The name the broker's certificate must carry (and SNI), when it is not
+    // the numeric `address`: the host name of the configured URI.
+    std::string server_name;
     // The session's name at the broker. Keep it fixed: a reconnect with the
     // same id and clean_start false gets back what was unacknowledged.
     // Empty: the broker assigns one (then nothing survives a reconnect).
