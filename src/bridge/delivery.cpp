@@ -180,8 +180,12 @@ std::variant<Verdict, ReadyMessage> Delivery::check_again(ReadyMessage ready) {
 }
 
 void Delivery::forwarded(const ReadyMessage& ready, std::chrono::steady_clock::time_point started) {
-    stats_.message_forwarded(std::chrono::duration_cast<std::chrono::microseconds>(
-        std::chrono::steady_clock::now() - started));
+    const auto now = std::chrono::steady_clock::now();
+    const auto received = ready.message.received_at == std::chrono::steady_clock::time_point{}
+                              ? started
+                              : ready.message.received_at;
+    stats_.message_forwarded(std::chrono::duration_cast<std::chrono::microseconds>(now - started),
+                             std::chrono::duration_cast<std::chrono::microseconds>(now - received));
     {
         std::lock_guard<std::mutex> lock(mutex_);
         recent_.insert(ready.gateway_id, ready.event_id);

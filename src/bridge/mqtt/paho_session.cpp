@@ -109,6 +109,7 @@ void PahoSession::on_message(const mqtt::const_message_ptr& message) {
         inbound.topic = message->get_topic();
         inbound.payload = message->get_payload_str();
         inbound.redelivered = message->is_duplicate();
+        inbound.received_at = std::chrono::steady_clock::now();
         const Verdict verdict = delivery_.deliver(inbound);
         if (verdict != Verdict::kStopped) {
             process_callback_time().leave(std::chrono::steady_clock::now());

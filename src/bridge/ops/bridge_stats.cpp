@@ -51,10 +51,12 @@ void BridgeStats::message_received(bool redelivered) {
     if (redelivered) ++redelivered_;
 }
 
-void BridgeStats::message_forwarded(std::chrono::microseconds send_latency) {
+void BridgeStats::message_forwarded(std::chrono::microseconds send_latency,
+                                    std::chrono::microseconds forward_latency) {
     std::lock_guard<std::mutex> lock(mutex_);
     ++forwarded_;
     latency_.record(send_latency);
+    forward_latency_.record(forward_latency);
 }
 
 void BridgeStats::message_quarantined(QuarantineReason reason) {
@@ -143,6 +145,7 @@ BridgeFigures BridgeStats::figures() const {
     figures.mqtt_sessions = sessions_;
     figures.retired_sessions = retired_;
     figures.send_latency = latency_;
+    figures.forward_latency = forward_latency_;
     figures.rocketmq_refused = refused_;
     return figures;
 }
@@ -158,7 +161,12 @@ std::string figures_json_line(const BridgeFigures& now) {
         sessions[client_id] = connected;
         all_connected = all_connected && connected;
     }
-    const LatencyHistogram& latency = now.send_latency;
+    const auto percentiles = [](const LatencyHistogram& latency) {
+        return nlohmann::json{
+            {"count", latency.count()},
+            {"p50", round_to_hundredths(latency.percentile_us(0.50) / 1000.0)},
+            {"p99", round_to_hundredths(latency.percentile_us(0.99) / 1000.0)}};
+    };
     nlohmann::json line = {
         {"ts_ms", std::chrono::duration_cast<std::chrono::milliseconds>(
                       std::chrono::system_clock::now().time_since_epoch())
@@ -177,10 +185,8 @@ std::string figures_json_line(const BridgeFigures& now) {
         {"rocketmq_errors", errors},
         {"holding", now.holding},
         {"held_ms_max", now.held_ms_max},
-        {"send_latency_ms",
-          {{"count", latency.count()},
-          {"p50", round_to_hundredths(latency.percentile_us(0.50) / 1000.0)},
-          {"p99", round_to_hundredths(latency.percentile_us(0.99) / 1000.0)}}},
+        {"send_latency_ms", percentiles(now.send_latency)},
+        {"forward_latency_ms", percentiles(now.forward_latency)},
         {"mqtt_sessions", sessions}};
     if (!now.retired_sessions.empty()) {
         line["retired_sessions"] = retired_state_names(now.retired_sessions);

@@ -10,6 +10,7 @@
 //                       "none:timeout":1},   (keys: rocketmq_error_label.h)
 //    "holding":false, "held_ms_max":1234,
 //    "send_latency_ms":{"count":118,"p50":1.7,"p99":9.5},
+//    "forward_latency_ms":{"count":118,"p50":2.1,"p99":11.3},
 //    "mqtt_sessions":{"outpost-bridge-1":true},
 //    "retired_sessions":{"outpost-bridge-2":"ended","outpost-bridge-3":"draining"},
 //    "receipts":{"ids_offered":110,"ids_sent":110,"ids_dropped":0,
@@ -106,6 +107,7 @@ struct BridgeFigures {
     std::map<std::string, bool> mqtt_sessions;  // client id -> connected
     std::map<std::string, RetiredState> retired_sessions;  // retired client id -> state
     LatencyHistogram send_latency;
+    LatencyHistogram forward_latency;  // arrival from MQTT to SEND_OK
     std::string rocketmq_refused;            // empty unless RocketMQ refused our identity
     std::optional<ReceiptFigures> receipts;  // only when receipts are on
     // Session processes (session_processes.h) only: received by a process
@@ -154,7 +156,11 @@ class BridgeStats final : public FiguresSource {
     BridgeStats();
 
     void message_received(bool redelivered);
-    void message_forwarded(std::chrono::microseconds send_latency);
+    // `send_latency`: the RocketMQ request that stored it (a batch's, for
+    // each of its messages); `forward_latency`: from its arrival from MQTT,
+    // so a batch's linger and the wait behind earlier requests count too.
+    void message_forwarded(std::chrono::microseconds send_latency,
+                           std::chrono::microseconds forward_latency);
     void message_quarantined(QuarantineReason reason);
     void duplicate_suppressed();
     void message_paced();
@@ -210,6 +216,7 @@ class BridgeStats final : public FiguresSource {
     std::map<std::string, RetiredState> retired_;       // guarded by mutex_
     std::uint64_t connects_ = 0;                        // guarded by mutex_
     LatencyHistogram latency_;                          // guarded by mutex_
+    LatencyHistogram forward_latency_;                  // guarded by mutex_
     std::function<ReceiptFigures()> receipt_source_;    // set before readers start
 };
 

@@ -23,7 +23,10 @@ std::string format_figures_line(const BridgeFigures& figures) {
                            {"refused", figures.rocketmq_refused},
                            {"latency",
                             {{"sum_us", figures.send_latency.sum_us()},
-                             {"buckets", figures.send_latency.nonzero_buckets()}}}};
+                             {"buckets", figures.send_latency.nonzero_buckets()}}},
+                           {"forward_latency",
+                            {{"sum_us", figures.forward_latency.sum_us()},
+                             {"buckets", figures.forward_latency.nonzero_buckets()}}}};
     if (!figures.retired_sessions.empty()) {
         line["retired"] = retired_state_names(figures.retired_sessions);
     }
@@ -61,6 +64,10 @@ std::optional<BridgeFigures> parse_figures_line(std::string_view line) {
         figures.send_latency = LatencyHistogram::from_buckets(
             latency.at("buckets").get<std::vector<std::pair<int, std::uint64_t>>>(),
             latency.at("sum_us").get<std::uint64_t>());
+        const nlohmann::json& forward = in.at("forward_latency");
+        figures.forward_latency = LatencyHistogram::from_buckets(
+            forward.at("buckets").get<std::vector<std::pair<int, std::uint64_t>>>(),
+            forward.at("sum_us").get<std::uint64_t>());
         if (in.contains("retired")) {
             for (const auto& [client_id, name] :
                  in.at("retired").get<std::map<std::string, std::string>>()) {

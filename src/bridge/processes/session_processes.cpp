@@ -31,6 +31,7 @@ void add_figures(BridgeFigures& to, const BridgeFigures& from) {
         to.retired_sessions[client_id] = state;
     }
     to.send_latency.merge(from.send_latency);
+    to.forward_latency.merge(from.forward_latency);
     if (!from.rocketmq_refused.empty()) to.rocketmq_refused = from.rocketmq_refused;
     if (from.receipts) {
         ReceiptFigures& sum = to.receipts ? *to.receipts : to.receipts.emplace();

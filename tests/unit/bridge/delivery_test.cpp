@@ -217,6 +217,22 @@ TEST_CASE("latency percentiles come from the forwarded sends") {
     CHECK(h.stats.to_json_line().find(R"("send_latency_ms":{"count":20,)") != std::string::npos);
 }
 
+TEST_CASE("the forward latency counts from the message's arrival, the send latency from its send") {
+    Harness h;
+    for (int i = 0; i < 5; ++i) {
+        InboundMessage message = alarm("gw-1", "dev-1", i + 1, new_event_id());
+        // Arrived 200 ms ago: waited that long before Delivery saw it.
+        message.received_at = std::chrono::steady_clock::now() - std::chrono::milliseconds(200);
+        CHECK(h.delivery->deliver(message) == Verdict::kForwarded);
+    }
+    const BridgeFigures figures = h.stats.figures();
+    REQUIRE(figures.forward_latency.count() == 5);
+    // Each forward latency is its send latency plus at least the 200 ms it
+    // waited before the send began.
+    CHECK(figures.forward_latency.count_below(std::chrono::microseconds(131072)) == 0);
+    CHECK(figures.forward_latency.sum_us() >= figures.send_latency.sum_us() + 5 * 200000);
+}
+
 TEST_CASE("an envelope with eventId three times is quarantined, never sent under any of them") {
     Harness h;
     const std::string ids[] = {new_event_id(), new_event_id(), new_event_id()};
