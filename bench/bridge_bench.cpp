@@ -34,6 +34,12 @@
 //   batch_cpu_over_eight       bridge + broker CPU per message, batched /
 //                              eight sessions
 // (null where the run has no such configuration).
+// Then the latency the batched bridge adds at half its measured rate (the
+// median of its rounds): a live bridge, the envelopes published at that
+// pace for --paced-s seconds, and the bridge's forward latency (arrival
+// from MQTT to SEND_OK, linger included: its status forward_latency_ms)
+// p50/p99, against linger + 5 ms ("batch_added_p99_ms" in the last line,
+// and a "paced_latency" line of its own).
 //
 // CPU figures (process_cpu.h), per pair: `producer_cpu_us_per_msg` and
 // `bridge_cpu_us_per_msg` are CPU microseconds per message of each process
@@ -66,7 +72,7 @@
 //
 // Usage: bridge_bench [--messages=4000] [--devices=64] [--rounds=3]
 //                     [--sessions=1,8] [--in-flight=32] [--delay-ms=0]
-//                     [--batch=64] [--linger-ms=5]
+//                     [--batch=64] [--linger-ms=5] [--paced-s=10]
 #include <mqtt/async_client.h>
 
 #include <algorithm>
@@ -75,6 +81,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
 #include <fstream>
 #include <functional>
 #include <iterator>
@@ -112,6 +119,7 @@ struct Args {
     int delay_ms = 0;
     std::vector<int> batches = {64};  // empty: no batched configuration
     int linger_ms = 5;
+    int paced_s = 10;  // 0: no paced latency run
 };
 
 // One configuration: S sessions (and S producer threads), F in flight; B > 1:
@@ -169,11 +177,13 @@ bool parse_args(int argc, char** argv, Args* args) {
                                  {"--devices", &args->devices},
                                  {"--rounds", &args->rounds},
                                  {"--delay-ms", &args->delay_ms},
-                                 {"--linger-ms", &args->linger_ms}},
+                                 {"--linger-ms", &args->linger_ms},
+                                 {"--paced-s", &args->paced_s}},
                                 0)) {
         std::fprintf(stderr,
                      "       [--sessions=1,8] [--in-flight=32] (lists, 1 to 64)\n"
-                     "       [--batch=64] (list, 2 to 256; 0: no batched bridge)\n");
+                     "       [--batch=64] (list, 2 to 256; 0: no batched bridge)\n"
+                     "       [--paced-s=10] (seconds at half the batched rate; 0: none)\n");
         return false;
     }
     args->messages = std::max(2, args->messages);
@@ -297,14 +307,23 @@ double run_bridge(const testing::TempDir& dir, const nlohmann::json& config,
     return seconds;
 }
 
+// A v5 publisher with a clean session, connected (throws mqtt::exception).
+std::unique_ptr<mqtt::async_client> connected_publisher(const std::string& uri,
+                                                        const std::string& client_id) {
+    auto client = std::make_unique<mqtt::async_client>(
+        uri, client_id, mqtt::create_options(MQTTVERSION_5), nullptr);
+    mqtt::connect_options options;
+    options.set_mqtt_version(MQTTVERSION_5);
+    options.set_clean_start(true);
+    client->connect(options)->wait();
+    return client;
+}
+
 // Publishes every envelope at QoS 1 (window 10) and waits for the PUBACKs.
 bool publish_all(const std::string& uri, const std::vector<Envelope>& envelopes) {
     try {
-        mqtt::async_client client(uri, "gw-bench", mqtt::create_options(MQTTVERSION_5), nullptr);
-        mqtt::connect_options options;
-        options.set_mqtt_version(MQTTVERSION_5);
-        options.set_clean_start(true);
-        client.connect(options)->wait();
+        auto publisher = connected_publisher(uri, "gw-bench");
+        mqtt::async_client& client = *publisher;
         for (std::size_t start = 0; start < envelopes.size(); start += 10) {
             std::vector<mqtt::delivery_token_ptr> tokens;
             for (std::size_t i = start; i < std::min(envelopes.size(), start + 10); ++i) {
@@ -466,6 +485,69 @@ double measure_bridge(const testing::TempDir& dir, const nlohmann::json& config,
         return -1;
     }
     return static_cast<double>(envelopes.size() - 1) / seconds;
+}
+
+// Publishes `envelopes` at `rate` msg/s (QoS 1, at most 16 unacknowledged:
+// below mosquitto's default Receive Maximum of 20) once the bridge's status
+// file says it is connected. Returns false on a publish error or if the
+// bridge never connects.
+bool publish_paced(const std::string& uri, const std::string& status_path,
+                   const std::vector<Envelope>& envelopes, double rate) {
+    const auto connect_deadline = Steady::now() + std::chrono::seconds(60);
+    while (!read_status(status_path).value("mqtt_connected", false)) {
+        if (Steady::now() > connect_deadline) return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    try {
+        auto publisher = connected_publisher(uri, "gw-bench-paced");
+        mqtt::async_client& client = *publisher;
+        std::deque<mqtt::delivery_token_ptr> unacknowledged;
+        const auto start = Steady::now();
+        for (std::size_t i = 0; i < envelopes.size(); ++i) {
+            std::this_thread::sleep_until(
+                start + std::chrono::duration_cast<Steady::duration>(
+                            std::chrono::duration<double>(static_cast<double>(i) / rate)));
+            while (unacknowledged.size() >= 16) {
+                unacknowledged.front()->wait();
+                unacknowledged.pop_front();
+            }
+            unacknowledged.push_back(
+                client.publish(envelopes[i].topic, envelopes[i].payload, 1, false));
+        }
+        for (auto& token : unacknowledged) token->wait();
+        client.disconnect()->wait();
+        return true;
+    } catch (const mqtt::exception& error) {
+        std::fprintf(stderr, "paced publish: %s\n", error.what());
+        return false;
+    }
+}
+
+// The batched bridge live while envelopes arrive at `rate`: its status
+// once every one was forwarded (null on a failure).
+nlohmann::json measure_paced(const testing::TempDir& dir, const nlohmann::json& config,
+                             const std::string& mqtt_uri, const std::vector<Envelope>& envelopes,
+                             double rate) {
+    const std::string status_path = config["status"]["file"].get<std::string>();
+    std::remove(status_path.c_str());
+    std::atomic<bool> published_ok{false};
+    std::thread publisher([&] {
+        published_ok = publish_paced(mqtt_uri, status_path, envelopes, rate);
+    });
+    nlohmann::json status;
+    const double seconds = run_bridge(
+        dir, config,
+        [&](const nlohmann::json& now) { return now.value("forwarded", 0u) >= envelopes.size(); },
+        std::chrono::seconds(120) + std::chrono::seconds(static_cast<int>(
+                                        static_cast<double>(envelopes.size()) / rate)),
+        &status);
+    publisher.join();
+    if (seconds < 0 || !published_ok) {
+        std::fprintf(stderr, "bridge_bench: the paced run did not complete: %s\n",
+                     status.dump().c_str());
+        return nullptr;
+    }
+    return status;
 }
 
 // Sends once, retrying for up to a minute: a broker that has just started may
@@ -738,15 +820,47 @@ int main(int argc, char** argv) {
         const Results* one = nullptr;
         const Results* eight = nullptr;
         int batch_size = 0;
+        std::size_t batch_setup = 0;
         for (std::size_t c = 0; c < setups.size(); ++c) {
             if (setups[c].batch > 1 && batch == nullptr) {
                 batch = &results[c];
                 batch_size = setups[c].batch;
+                batch_setup = c;
             }
             if (setups[c].batch == 1 && setups[c].sessions == 1 && one == nullptr) one = &results[c];
             if (setups[c].batch == 1 && setups[c].sessions == 8 && eight == nullptr) {
                 eight = &results[c];
             }
+        }
+        nlohmann::json added_p99 = nullptr;
+        if (args.paced_s > 0) {
+            const double rate = bench::median(batch->bridge_rates) / 2;
+            const int count = std::max(100, static_cast<int>(rate * args.paced_s));
+            const nlohmann::json status = measure_paced(
+                dir,
+                bridge_config(broker.uri(), rocketmq.name_servers(), topic, setups[batch_setup],
+                              status_file, args.linger_ms),
+                broker.uri(), make_envelopes("gw-" + setups[batch_setup].name(), count, args.devices),
+                rate);
+            if (status.is_null()) return 1;
+            added_p99 = status["forward_latency_ms"]["p99"];
+            std::printf("%s\n", nlohmann::json{{"bench", "bridge"},
+                                               {"scenario", "paced_latency"},
+                                               {"batch", batch_size},
+                                               {"linger_ms", args.linger_ms},
+                                               {"msg_per_s", std::round(rate)},
+                                               {"messages", count},
+                                               {"forward_p50_ms", status["forward_latency_ms"]["p50"]},
+                                               {"forward_p99_ms", added_p99},
+                                               {"send_p50_ms", status["send_latency_ms"]["p50"]},
+                                               {"send_p99_ms", status["send_latency_ms"]["p99"]},
+                                               {"batches", status["batches"]},
+                                               {"batched", status["batched"]},
+                                               {"target_p99_ms", args.linger_ms + 5},
+                                               {"load1", bench::load_average_1m()}}
+                                    .dump()
+                                    .c_str());
+            std::fflush(stdout);
         }
         std::printf(
             "%s\n",
@@ -768,6 +882,8 @@ int main(int argc, char** argv) {
                 {"batch_bridge_and_broker_cpu_us_per_msg",
                  bench::median(batch->bridge_and_broker_cpu_us)},
                 {"java_cpu_us_per_msg", bench::median(batch->java_cpu_us)},
+                {"batch_added_p99_ms", added_p99},
+                {"batch_added_p99_target_ms", args.linger_ms + 5},
                 {"load1_at_end", bench::load_average_1m()}}
                 .dump()
                 .c_str());
