@@ -58,6 +58,10 @@ namespace {
 
 // The longest one receive() waits, so a stop is seen at least this often.
 constexpr std::chrono::milliseconds kPollSlice{100};
+// The most messages read without waiting before the batches due are sent:
+// a steady stream cannot hold the sends back for longer than this many
+// messages take to read.
+constexpr int kArrivedMax = 1024;
 constexpr std::uint8_t kNormalDisconnection = 0x00;
 
 class BatchedSession final : public MqttSession {
@@ -171,6 +175,7 @@ class BatchedSession final : public MqttSession {
                 if (Status taken = take(subscriber, std::move(*message)); !taken.is_ok()) {
                     return taken;
                 }
+                if (Status taken = take_arrived(subscriber); !taken.is_ok()) return taken;
             } else if (message.status().code() != StatusCode::kTimeout) {
                 return message.status();
             }
@@ -178,6 +183,26 @@ class BatchedSession final : public MqttSession {
                 !sent.is_ok()) {
                 return sent;
             }
+        }
+        return Status::ok();
+    }
+
+    // Takes what has arrived already, without waiting, until a batch falls
+    // due (full, or its linger spent). Nothing is read while a request is
+    // out, so messages pile up in the socket meanwhile; read before the next
+    // batches go, they join their groups. Otherwise a group due after a
+    // request would carry only the one message read since, and a backlog
+    // would leave a message or two per request.
+    Status take_arrived(mqtt5::Subscriber& subscriber) {
+        for (int i = 0; i < kArrivedMax && !stop_.stop_requested(); ++i) {
+            const std::optional<BatchGrouper::TimePoint> due = grouper_.next_due();
+            if (due && *due <= std::chrono::steady_clock::now()) return Status::ok();
+            Result<mqtt5::Message> message = subscriber.receive(std::chrono::steady_clock::now());
+            if (!message.is_ok()) {
+                return message.status().code() == StatusCode::kTimeout ? Status::ok()
+                                                                       : message.status();
+            }
+            if (Status taken = take(subscriber, std::move(*message)); !taken.is_ok()) return taken;
         }
         return Status::ok();
     }
