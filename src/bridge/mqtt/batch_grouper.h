@@ -63,6 +63,7 @@ class BatchGrouper final {
     std::optional<TimePoint> next_due() const;
 
     std::size_t held() const { return held_; }  // messages in all batches
+    bool has_full() const { return !closed_.empty(); }  // a batch closed, full
 
     // Whether a message with this gateway's `event_id` is held.
     bool holds(const std::string& gateway_id, const std::string& event_id) const {

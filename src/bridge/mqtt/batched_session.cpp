@@ -187,16 +187,17 @@ class BatchedSession final : public MqttSession {
         return Status::ok();
     }
 
-    // Takes what has arrived already, without waiting, until a batch falls
-    // due (full, or its linger spent). Nothing is read while a request is
-    // out, so messages pile up in the socket meanwhile; read before the next
+    // Takes what has arrived already, without waiting, until a batch is full
+    // (or kArrivedMax were taken). Nothing is read while a request is out,
+    // so messages pile up in the socket meanwhile; read before the next
     // batches go, they join their groups. Otherwise a group due after a
     // request would carry only the one message read since, and a backlog
-    // would leave a message or two per request.
+    // would leave a message or two per request. A linger that ends while
+    // messages are still arriving does not stop the reading: company is
+    // here, and reading kArrivedMax messages takes milliseconds.
     Status take_arrived(mqtt5::Subscriber& subscriber) {
         for (int i = 0; i < kArrivedMax && !stop_.stop_requested(); ++i) {
-            const std::optional<BatchGrouper::TimePoint> due = grouper_.next_due();
-            if (due && *due <= std::chrono::steady_clock::now()) return Status::ok();
+            if (grouper_.has_full()) return Status::ok();
             Result<mqtt5::Message> message = subscriber.receive(std::chrono::steady_clock::now());
             if (!message.is_ok()) {
                 return message.status().code() == StatusCode::kTimeout ? Status::ok()
