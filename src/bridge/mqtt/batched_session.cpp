@@ -58,10 +58,11 @@ namespace {
 
 // The longest one receive() waits, so a stop is seen at least this often.
 constexpr std::chrono::milliseconds kPollSlice{100};
-// The most messages read without waiting before the batches due are sent:
-// a steady stream cannot hold the sends back for longer than this many
-// messages take to read.
+// The most messages, and the longest time, spent reading what has arrived
+// before the batches due are sent: a steady stream (or a paced one,
+// limits.max_messages_per_s) holds the sends back no longer than this.
 constexpr int kArrivedMax = 1024;
+constexpr std::chrono::milliseconds kArrivedFor{20};
 constexpr std::uint8_t kNormalDisconnection = 0x00;
 
 class BatchedSession final : public MqttSession {
@@ -188,16 +189,19 @@ class BatchedSession final : public MqttSession {
     }
 
     // Takes what has arrived already, without waiting, until a batch is full
-    // (or kArrivedMax were taken). Nothing is read while a request is out,
-    // so messages pile up in the socket meanwhile; read before the next
-    // batches go, they join their groups. Otherwise a group due after a
-    // request would carry only the one message read since, and a backlog
-    // would leave a message or two per request. A linger that ends while
-    // messages are still arriving does not stop the reading: company is
-    // here, and reading kArrivedMax messages takes milliseconds.
+    // or kArrivedMax messages or kArrivedFor went by. Nothing is read while
+    // a request is out, so messages pile up in the socket meanwhile; read
+    // before the next batches go, they join their groups. Otherwise a group
+    // due after a request would carry only the one message read since, and a
+    // backlog would leave a message or two per request. A linger that ends
+    // while messages are still arriving does not stop the reading (company
+    // is here); kArrivedFor bounds what that adds to it.
     Status take_arrived(mqtt5::Subscriber& subscriber) {
+        const auto until = std::chrono::steady_clock::now() + kArrivedFor;
         for (int i = 0; i < kArrivedMax && !stop_.stop_requested(); ++i) {
-            if (grouper_.has_full()) return Status::ok();
+            if (grouper_.has_full() || std::chrono::steady_clock::now() >= until) {
+                return Status::ok();
+            }
             Result<mqtt5::Message> message = subscriber.receive(std::chrono::steady_clock::now());
             if (!message.is_ok()) {
                 return message.status().code() == StatusCode::kTimeout ? Status::ok()
