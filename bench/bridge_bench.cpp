@@ -93,6 +93,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench_mqtt.h"
 #include "bench_rocketmq.h"
 #include "bench_support.h"
 #include "common/uuid.h"
@@ -307,22 +308,10 @@ double run_bridge(const testing::TempDir& dir, const nlohmann::json& config,
     return seconds;
 }
 
-// A v5 publisher with a clean session, connected (throws mqtt::exception).
-std::unique_ptr<mqtt::async_client> connected_publisher(const std::string& uri,
-                                                        const std::string& client_id) {
-    auto client = std::make_unique<mqtt::async_client>(
-        uri, client_id, mqtt::create_options(MQTTVERSION_5), nullptr);
-    mqtt::connect_options options;
-    options.set_mqtt_version(MQTTVERSION_5);
-    options.set_clean_start(true);
-    client->connect(options)->wait();
-    return client;
-}
-
 // Publishes every envelope at QoS 1 (window 10) and waits for the PUBACKs.
 bool publish_all(const std::string& uri, const std::vector<Envelope>& envelopes) {
     try {
-        auto publisher = connected_publisher(uri, "gw-bench");
+        auto publisher = bench::connected_client(uri, "gw-bench");
         mqtt::async_client& client = *publisher;
         for (std::size_t start = 0; start < envelopes.size(); start += 10) {
             std::vector<mqtt::delivery_token_ptr> tokens;
@@ -499,7 +488,7 @@ bool publish_paced(const std::string& uri, const std::string& status_path,
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
     try {
-        auto publisher = connected_publisher(uri, "gw-bench-paced");
+        auto publisher = bench::connected_client(uri, "gw-bench-paced");
         mqtt::async_client& client = *publisher;
         std::deque<mqtt::delivery_token_ptr> unacknowledged;
         const auto start = Steady::now();

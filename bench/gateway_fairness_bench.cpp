@@ -51,6 +51,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench_mqtt.h"
 #include "bench_support.h"
 #include "child_process.h"
 #include "common/receipt_contract.h"
@@ -130,23 +131,13 @@ class Latencies final {
     std::vector<double> ms_;
 };
 
-std::unique_ptr<mqtt::async_client> connected_client(const std::string& uri,
-                                                     const std::string& client_id) {
-    auto client = std::make_unique<mqtt::async_client>(
-        uri, client_id, mqtt::create_options(MQTTVERSION_5), nullptr);
-    mqtt::connect_options options;
-    options.set_mqtt_version(MQTTVERSION_5);
-    options.set_clean_start(true);
-    client->connect(options)->wait();
-    return client;
-}
-
 // One gateway's publishing side: real envelopes, seq per device, QoS 1 with
 // at most kWindow in flight.
 class GatewayClient final {
   public:
     GatewayClient(const std::string& uri, std::string gateway)
-        : gateway_(std::move(gateway)), client_(connected_client(uri, gateway_ + "-bench")) {}
+        : gateway_(std::move(gateway)),
+          client_(bench::connected_client(uri, gateway_ + "-bench")) {}
     ~GatewayClient() {
         try {
             for (auto& token : in_flight_) token->wait();
@@ -238,7 +229,7 @@ nlohmann::json run_condition(const Args& args, const Condition& condition,
     }
 
     Latencies latencies;
-    auto listener = connected_client(broker.uri(), "receipts-" + tag);
+    auto listener = bench::connected_client(broker.uri(), "receipts-" + tag);
     listener->set_message_callback([&latencies](mqtt::const_message_ptr message) {
         latencies.receipt(message->get_payload_str());
     });

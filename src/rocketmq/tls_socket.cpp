@@ -267,13 +267,12 @@ Status TlsSocket::write_all(std::string_view data, Deadline deadline) {
 
 Status TlsSocket::read_exact(char* out, std::size_t size, Deadline deadline) {
     while (size > 0) {
-        const int chunk = static_cast<int>(std::min<std::size_t>(size, 1 << 20));
-        Result<int> got = drive(do_read, out, chunk, "reading over TLS from", deadline);
+        Result<std::size_t> got = read_some(out, size, deadline);
         if (!got.is_ok()) {
             return got.status();
         }
         out += *got;
-        size -= static_cast<std::size_t>(*got);
+        size -= *got;
     }
     return Status::ok();
 }
