@@ -26,7 +26,7 @@
 namespace outpost::torture {
 namespace {
 
-constexpr const char* kDbName = "gateway.db";
+constexpr const char* kGatewayDbName = "gateway.db";
 constexpr uint64_t kQuota = 64ull * 1024 * 1024;
 // How long a gateway may take to drain its outbox, and the subscriber to
 // see the last PUBACKed alarm: far above what either needs (a few hundred
@@ -175,7 +175,7 @@ int e2e_campaign(const CampaignOptions& options) {
     // then the subscriber proves only D2 (nothing phantom), and RocketMQ and
     // the confirmations prove delivery.
     const bool subscriber_sees_all = !broker_faults;
-    const std::string db = scratch + "/" + kDbName;
+    const std::string db = scratch + "/" + kGatewayDbName;
     const std::string retry_file = scratch + "/retries.txt";
     std::printf(
         "outpost-torture e2e: seed=%llu kills=%llu workers=%d alarms-per-run=%d broker=%s dir=%s\n",

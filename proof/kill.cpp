@@ -19,15 +19,12 @@
 namespace outpost::torture {
 namespace {
 
-constexpr const char* kDbName = "outbox.db";
-constexpr uint64_t kSmallQuota = 256 * 1024;
-constexpr uint64_t kNormalQuota = 64ull * 1024 * 1024;
 // Alarms a run needs to pass the checkpoint threshold (1000 WAL frames).
 constexpr int kLongRunAlarms = 700;
 
 // One run in four uses the small quota, so the quota's purge runs too.
 uint64_t quota_for(uint64_t run) {
-    return run % 4 == 3 ? kSmallQuota : kNormalQuota;
+    return run % 4 == 3 ? kSmallQuotaBytes : kNormalQuotaBytes;
 }
 
 std::string token_prefix(uint64_t run) {
@@ -75,7 +72,7 @@ int kill_campaign(const CampaignOptions& options) {
         std::fprintf(stderr, "outpost-torture: cannot create a scratch directory\n");
         return 2;
     }
-    const std::string db = scratch + "/" + kDbName;
+    const std::string db = scratch + "/" + kRunDbName;
     const std::string retry_file = scratch + "/retries.txt";
     std::printf("outpost-torture kill: seed=%llu kills=%llu workers=%d alarms-per-run=%d dir=%s\n",
                 static_cast<unsigned long long>(options.seed),
@@ -127,7 +124,7 @@ int kill_campaign(const CampaignOptions& options) {
     }
     if (!failed) {
         // The last restart: the store must open and record on what is left.
-        std::vector<std::string> problems = restart_store(db, kNormalQuota, log, "final-");
+        std::vector<std::string> problems = restart_store(db, kNormalQuotaBytes, log, "final-");
         faults::CheckReport report = faults::check_database(db, log);
         totals.add_failures(report);
         totals.add_figures(report);

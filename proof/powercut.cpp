@@ -7,14 +7,12 @@
 #include "proof/checker.h"
 #include "proof/child.h"
 #include "proof/verdict.h"
+#include "proof/workload.h"
 
 namespace outpost::torture {
 namespace {
 
 constexpr const char* kVfsName = "outpost-torture";
-constexpr const char* kDbName = "outbox.db";
-constexpr uint64_t kSmallQuota = 256 * 1024;
-constexpr uint64_t kNormalQuota = 64ull * 1024 * 1024;
 // The store checkpoints at 1000 WAL frames; a run that must reach a
 // checkpoint write records at least this many alarms.
 constexpr int kCheckpointRunAlarms = 700;
@@ -100,7 +98,7 @@ CutPlan plan_cut(const CampaignOptions& options, uint64_t index) {
     plan.policy.seed = mix(random + 1);
     plan.device.powersafe_overwrite = (index / 12) % 2 == 0;
     plan.device.sector_size = next(2) == 0 ? 512 : 4096;
-    plan.quota_bytes = next(4) == 0 ? kSmallQuota : kNormalQuota;
+    plan.quota_bytes = next(4) == 0 ? kSmallQuotaBytes : kNormalQuotaBytes;
     return plan;
 }
 
@@ -162,7 +160,7 @@ bool run_one_cut(const CampaignOptions& options, const std::string& scratch, uin
             run_child({"--child", "powercut", "--child-index", std::to_string(index), "--seed",
                        std::to_string(options.seed), "--workers", std::to_string(options.workers),
                        "--alarms-per-run", std::to_string(options.alarms_per_run), "--child-db",
-                       live + "/" + kDbName, "--child-images", after},
+                       live + "/" + kRunDbName, "--child-images", after},
                       {}, log);
         if (!exit.error.empty() || !exit.exited || exit.code != 0) {
             problems.push_back("workload child " + exit.describe());
@@ -171,7 +169,7 @@ bool run_one_cut(const CampaignOptions& options, const std::string& scratch, uin
     faults::CheckReport before;
     faults::CheckReport after_restart;
     if (problems.empty()) {
-        const std::string db = after + "/" + kDbName;
+        const std::string db = after + "/" + kRunDbName;
         before = faults::check_database(db, log);
         for (const std::string& line : before.problems) problems.push_back("after cut: " + line);
         for (const std::string& line :

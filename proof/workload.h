@@ -18,6 +18,12 @@
 
 namespace outpost::torture {
 
+// The database file of a kill or power-cut run, and the store quotas its
+// runs choose from (the small one makes the quota's purge run too).
+constexpr const char* kRunDbName = "outbox.db";
+constexpr uint64_t kSmallQuotaBytes = 256 * 1024;
+constexpr uint64_t kNormalQuotaBytes = 64ull * 1024 * 1024;
+
 // A call to make again because its outcome was never learned.
 struct RetryCall {
     std::string token;

@@ -12,7 +12,7 @@
 namespace outpost::torture::vm {
 namespace {
 
-constexpr uint64_t kMagic = 0x6a736677736872ull;
+constexpr uint64_t kSuperMagic = 0x6a736677736872ull;
 constexpr uint64_t kVersion = 1;
 constexpr uint64_t kKnownFlags = kLogFlush | kLogFua | kLogDiscard | kLogMark | kLogMetadata;
 constexpr size_t kHeaderBytes = 32;  // four u64 of an entry, or the super block's 28 + padding
@@ -60,7 +60,7 @@ std::unique_ptr<BlockLog> BlockLog::open(const std::string& path, std::string* e
     }
     log->base_ = static_cast<const uint8_t*>(mapped);
     const uint8_t* super = log->base_;
-    if (le64(super) != kMagic || le64(super + 8) != kVersion) {
+    if (le64(super) != kSuperMagic || le64(super + 8) != kVersion) {
         *error = path + ": not a dm-log-writes log (magic or version)";
         return nullptr;
     }

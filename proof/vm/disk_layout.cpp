@@ -5,25 +5,25 @@
 namespace outpost::torture::vm {
 namespace {
 
-constexpr char kMagic[] = "OPEV ";
-constexpr size_t kMagicBytes = sizeof kMagic - 1;
+constexpr char kRecordMagic[] = "OPEV ";
+constexpr size_t kRecordMagicBytes = sizeof kRecordMagic - 1;
 constexpr size_t kMaxLine = 480;
 
 }  // namespace
 
 std::string encode_record(uint64_t number, const std::string& line) {
     if (line.size() > kMaxLine || line.find('\n') != std::string::npos) return "";
-    std::string record = kMagic + std::to_string(number) + " " + line + "\n";
+    std::string record = kRecordMagic + std::to_string(number) + " " + line + "\n";
     record.resize(kRecordBytes, '\0');
     return record;
 }
 
 std::optional<Record> decode_record(const uint8_t* sector) {
     const char* text = reinterpret_cast<const char*>(sector);
-    if (std::memcmp(text, kMagic, kMagicBytes) != 0) return std::nullopt;
+    if (std::memcmp(text, kRecordMagic, kRecordMagicBytes) != 0) return std::nullopt;
     const void* newline = std::memchr(text, '\n', kRecordBytes);
     if (newline == nullptr) return std::nullopt;
-    const std::string body(text + kMagicBytes, static_cast<const char*>(newline));
+    const std::string body(text + kRecordMagicBytes, static_cast<const char*>(newline));
     const size_t space = body.find(' ');
     if (space == 0 || space == std::string::npos) return std::nullopt;
     Record record;

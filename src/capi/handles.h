@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <mutex>
+#include <string>
 
 #include "outpost/outpost_c.h"
 #include "outpost/store.h"
@@ -22,6 +23,11 @@ struct SharedStore {
 
 // OUTPOST_CLOSED in `error` unless the store is open; OUTPOST_OK then.
 outpost_code check_open(SharedStore& shared, outpost_error* error);
+
+// A C string argument as text: a null pointer reads as "".
+inline std::string text(const char* value) {
+    return value ? value : "";
+}
 
 }  // namespace outpost::capi
 

@@ -28,10 +28,6 @@ struct outpost_publisher {
 
 namespace {
 
-std::string text(const char* value) {
-    return value ? value : "";
-}
-
 PublisherOptions to_options(const outpost_publisher_options& options) {
     PublisherOptions result;
     result.endpoint.uri = text(options.broker_uri);

@@ -14,10 +14,6 @@ using namespace outpost::capi;
 
 namespace {
 
-std::string text(const char* value) {
-    return value ? value : "";
-}
-
 // Copies `event` into `recorded`; kInternal if its id does not fit (a bug).
 outpost_code copy_recorded(const RecordedEvent& event, outpost_recorded* recorded,
                            outpost_error* error) {

@@ -57,7 +57,7 @@ namespace outpost::bridge {
 namespace {
 
 // The longest one receive() waits, so a stop is seen at least this often.
-constexpr std::chrono::milliseconds kPollSlice{100};
+constexpr std::chrono::milliseconds kReadSlice{100};
 // The most messages, and the longest time, spent reading what has arrived
 // before the batches due are sent: a steady stream (or a paced one,
 // limits.max_messages_per_s) holds the sends back no longer than this.
@@ -169,7 +169,7 @@ class BatchedSession final : public MqttSession {
     // or a stop (OK).
     Status serve(mqtt5::Subscriber& subscriber) {
         while (!stop_.stop_requested() && !held_at_stop_) {
-            auto deadline = std::chrono::steady_clock::now() + kPollSlice;
+            auto deadline = std::chrono::steady_clock::now() + kReadSlice;
             if (auto due = grouper_.next_due()) deadline = std::min(deadline, *due);
             Result<mqtt5::Message> message = subscriber.receive(deadline);
             if (message.is_ok()) {

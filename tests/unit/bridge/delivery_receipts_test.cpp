@@ -1,4 +1,4 @@
-// Receipts (issue 11) from the delivery pipeline as the bridge runs it:
+// Receipts from the delivery pipeline as the bridge runs it:
 // several MQTT session threads deliver at once, the receipt batcher's own
 // thread sends, and a status thread reads the figures (with the receipt
 // source set before it starts, as main.cpp does). Every kForwarded and every
@@ -33,7 +33,7 @@ using outpost::testing::sample_envelope_text;
 namespace {
 
 // RocketMQ that stores everything: SEND_OK for each send, from any thread.
-class StoringSink final : public SendEachSink {
+class CountingSink final : public SendEachSink {
   public:
     Status send(const SinkMessage& message,
                 std::optional<std::int32_t>* /*response_code*/) override {
@@ -52,7 +52,7 @@ class StoringSink final : public SendEachSink {
 };
 
 // The MQTT side of receipts: records every id of every receipt by topic.
-class RecordingSender final : public ReceiptSender {
+class ReceiptCounter final : public ReceiptSender {
   public:
     Status send(const std::string& topic, const std::string& payload) override {
         auto ids = std::get<receipt::Receipt>(receipt::parse(payload)).event_ids;
@@ -70,7 +70,7 @@ class RecordingSender final : public ReceiptSender {
     std::map<std::pair<std::string, std::string>, int> receipts_;  // (topic, eventId) -> times
 };
 
-BridgeConfig test_config() {
+BridgeConfig receipts_config() {
     BridgeConfig config;
     config.mqtt.endpoint.uri = "tcp://127.0.0.1:1883";
     config.mqtt.endpoint.client_id = "bridge-test";
@@ -130,10 +130,10 @@ void deliver_concurrently(Delivery& delivery,
 
 TEST_CASE(
     "concurrent sessions offer one receipt per forwarded and per duplicate alarm, to its gateway") {
-    const BridgeConfig config = test_config();
+    const BridgeConfig config = receipts_config();
     const std::vector<std::vector<Incoming>> alarms = session_alarms(config.identity.gateway_level);
-    StoringSink sink;
-    RecordingSender sender;
+    CountingSink sink;
+    ReceiptCounter sender;
     BridgeStats stats;
     StopSignal stop;
     std::map<Verdict, int> first;

@@ -25,7 +25,7 @@ using outpost::testing::sample_envelope;
 
 namespace {
 
-class StoringSink final : public SendEachSink {
+class AcceptingSink final : public SendEachSink {
   public:
     Status send(const SinkMessage&, std::optional<std::int32_t>*) override { return Status::ok(); }
 };
@@ -36,7 +36,7 @@ struct Answers {
     std::map<std::string, std::vector<std::string>> confirmed_;
 };
 
-class RecordingSender final : public ReceiptSender {
+class AnswerRecorder final : public ReceiptSender {
   public:
     Status send(const std::string& topic, const std::string& payload) override {
         auto parsed = std::get<receipt::Receipt>(receipt::parse(payload));
@@ -59,7 +59,7 @@ class RecordingSender final : public ReceiptSender {
     Answers answers_;
 };
 
-BridgeConfig test_config() {
+BridgeConfig rejections_config() {
     BridgeConfig config;
     config.mqtt.endpoint.uri = "tcp://127.0.0.1:1883";
     config.mqtt.endpoint.client_id = "bridge-test";
@@ -79,8 +79,8 @@ InboundMessage message(const std::string& topic, const std::string& payload) {
 // Delivers `messages` through a Delivery with receipts attached and returns
 // what the gateways were sent once the batcher flushed.
 Answers deliver_all(const BridgeConfig& config, const std::vector<InboundMessage>& messages) {
-    StoringSink sink;
-    RecordingSender sender;
+    AcceptingSink sink;
+    AnswerRecorder sender;
     BridgeStats stats;
     StopSignal stop;
     {
@@ -108,7 +108,7 @@ TEST_CASE("a quarantined envelope with a readable eventId is rejected to its top
     const nlohmann::json event = sample_envelope("gw-1", "dev-2", 1, unmapped_id);
 
     const Answers sent = deliver_all(
-        test_config(), {message(alarm_topic("gw-1", "dev-1"), unknown_schema.dump()),
+        rejections_config(), {message(alarm_topic("gw-1", "dev-1"), unknown_schema.dump()),
                         message(alarm_topic("gw-2", "dev-1"), other_gateway.dump()),
                         message("outpost/gw-1/event/dev-2", event.dump())});
 
@@ -133,7 +133,7 @@ TEST_CASE("a quarantined message without a readable eventId is never answered") 
     nlohmann::json bad_id = sample_envelope("gw-1", "dev-1", 1, new_event_id());
     bad_id["eventId"] = "not-a-uuid";
     const Answers sent =
-        deliver_all(test_config(), {message(alarm_topic("gw-1", "dev-1"), no_id.dump()),
+        deliver_all(rejections_config(), {message(alarm_topic("gw-1", "dev-1"), no_id.dump()),
                                     message(alarm_topic("gw-1", "dev-1"), bad_id.dump()),
                                     message(alarm_topic("gw-1", "dev-1"), "{\"eventId\":"),
                                     message(alarm_topic("gw-1", "dev-1"), "\xff\xfe")});

@@ -153,7 +153,7 @@ TEST_CASE("lengths count characters, as JSON Schema's maxLength does") {
     CHECK(verdict(with_field("occurredAt", "2024-06-01T12:00:00+02:00")) == "ok");
 }
 
-// Issue 15's holes: what a hostile gateway sent and the bridge used to forward.
+// Hostile envelopes: what a gateway could send to slip past a lax reader.
 
 TEST_CASE("an envelope that repeats eventId three times is malformed_json, never forwarded") {
     // nlohmann alone would keep the last eventId for KEYS while a first-wins

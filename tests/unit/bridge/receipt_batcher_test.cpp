@@ -20,7 +20,7 @@ using namespace outpost::bridge;
 
 namespace {
 
-class RecordingSender final : public ReceiptSender {
+class FailableSender final : public ReceiptSender {
   public:
     Status send(const std::string& topic, const std::string& payload) override {
         std::lock_guard<std::mutex> lock(mutex_);
@@ -69,7 +69,7 @@ std::string id(int n) {
 }  // namespace
 
 TEST_CASE("receipts go to their own gateway's topic, in batches of at most max_ids") {
-    RecordingSender sender;
+    FailableSender sender;
     ReceiptsConfig config;
     config.max_ids = 3;
     config.flush_ms = 60000;  // only full batches go out on their own
@@ -86,7 +86,7 @@ TEST_CASE("receipts go to their own gateway's topic, in batches of at most max_i
 }
 
 TEST_CASE("a batch that is not full goes out once its oldest id waited flush_ms") {
-    RecordingSender sender;
+    FailableSender sender;
     ReceiptsConfig config;
     config.max_ids = 100;
     config.flush_ms = 50;
@@ -98,7 +98,7 @@ TEST_CASE("a batch that is not full goes out once its oldest id waited flush_ms"
 }
 
 TEST_CASE("a failing sender and a full queue drop receipts, counted, and never block offer") {
-    RecordingSender sender;
+    FailableSender sender;
     sender.fail(true);
     ReceiptsConfig config;
     config.max_ids = 2;
@@ -127,7 +127,7 @@ TEST_CASE("a failing sender and a full queue drop receipts, counted, and never b
 }
 
 TEST_CASE("rejections go to their gateway in messages of their own, never beside confirmations") {
-    RecordingSender sender;
+    FailableSender sender;
     ReceiptsConfig config;
     config.max_ids = 3;
     config.flush_ms = 60000;  // only full batches go out on their own

@@ -20,7 +20,7 @@ const std::string kBroker = R"("broker": {"uri": "ssl://broker.example.net:8883"
             "key_file": "/etc/outpost/gw.key", "key_password": "k"}},
   "publisher": {"reconnect_initial_ms": 300, "reconnect_max_ms": 9000})";
 
-std::string config_text(const std::string& telemetry) {
+std::string telemetry_config_text(const std::string& telemetry) {
     return R"({"gateway_id": "gw-1", "database": {"path": "/tmp/unused.db"}, )" + kBroker +
            R"(, "telemetry": {)" + telemetry + "}}";
 }
@@ -28,7 +28,7 @@ std::string config_text(const std::string& telemetry) {
 }  // namespace
 
 TEST_CASE("the telemetry lane connects with the publisher's broker settings and its own id") {
-    auto config = parse_daemon_config(config_text(R"("client_id": "gw-1-tele")"));
+    auto config = parse_daemon_config(telemetry_config_text(R"("client_id": "gw-1-tele")"));
     REQUIRE(config.is_ok());
     const outpost::MqttEndpoint& publisher = config->publisher.endpoint;
     const outpost::MqttEndpoint lane = outpost::daemon::telemetry_options(*config).endpoint;
@@ -56,7 +56,7 @@ TEST_CASE("the telemetry lane connects with the publisher's broker settings and 
 }
 
 TEST_CASE("without its own client id the lane leaves the id to the lane's default") {
-    auto config = parse_daemon_config(config_text(""));
+    auto config = parse_daemon_config(telemetry_config_text(""));
     REQUIRE(config.is_ok());
     // Empty: TelemetryLane uses "outpost-<gatewayId>-telemetry", never the
     // publisher's id, which would make the broker drop one of the two.

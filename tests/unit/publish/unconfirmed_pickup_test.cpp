@@ -1,4 +1,4 @@
-// Issue 11: a restarted publisher picks up the SENT rows an earlier run left
+// A restarted publisher picks up the SENT rows an earlier run left
 // unconfirmed as fast as its room (max_unconfirmed) allows, not a fixed
 // number of rows per look. Looks are counted, not timed.
 #include "publish/unconfirmed_pickup.h"

@@ -1,4 +1,4 @@
-// Receipts in the store (issue 11, schema/004_receipts.sql): confirm marks
+// Receipts in the store (schema/004_receipts.sql): confirm marks
 // move SENT rows only, one transaction per receipt or per batch of queued
 // receipts, with exact counters per receipt;
 // purges with receipts on keep what is not confirmed; old databases upgrade
