@@ -13,7 +13,7 @@
 //           20 ms on loopback), where "record" is the envelope's uptimeMs,
 //           sampled as the store's transaction begins (so it includes the
 //           commit's fsync); also publish->PUBACK and record_alarm itself;
-//   drain_receipts  the same drain with receipts on (issue 11): a receipt
+//   drain_receipts  the same drain with receipts on: a receipt
 //           sender in its own process (receipt_responder.h: the bridge's
 //           ReceiptBatcher and receipt sender, without RocketMQ) confirms
 //           what arrives; the rate counts rows confirmed, against bare
@@ -26,8 +26,7 @@
 //           mark be dropped with receipts on?);
 //   wal     WAL bytes per alarm, inserts plus SENT marks, for both runs,
 //           and with receipts on.
-// drain and drain_receipts also print CPU microseconds per alarm (issue 17;
-// robust on a loaded machine, where rates are not): each thread of this
+// drain and drain_receipts also print CPU microseconds per alarm (robust on a loaded machine, where rates are not): each thread of this
 // process by name (outpost-pub, outpost-mark, paho = MQTTAsync_*, main =
 // the bench's own thread, other), the broker and the responder, for the
 // publisher phase and for the bare paho phase, medians over the rounds.
@@ -448,7 +447,7 @@ nlohmann::json drain(const testing::Mosquitto& broker, const Args& args, bool re
             {"ratio_from_start", std::round(bench::median(from_start_rates) * 100) / 100},
             {"startup_ms", std::round(bench::median(startups) * 10) / 10},
             {"raw_paho_connect_ms", std::round(bench::median(raw_connects) * 10) / 10},
-            // Issue 17: drain >= 0.9 of raw paho; with receipts on, confirmed >= 0.8.
+            // Targets: drain >= 0.9 of raw paho; with receipts on, confirmed >= 0.8.
             {"target_ratio", receipts ? 0.8 : 0.9},
             {"wal_bytes_per_alarm", last.wal_total_bytes / alarms},
             {"wal_insert_bytes_per_alarm", last.wal_insert_bytes / alarms},

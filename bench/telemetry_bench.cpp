@@ -435,7 +435,7 @@ void finish_publisher(Kind& kind, const Publisher& publisher, int count) {
 void run_slice(Kind& kind, const testing::Mosquitto& broker, const testing::TempDir& dir,
                const Args& args) {
     std::unique_ptr<Publisher> publisher = start_publisher(kind, broker, args);
-    // Subscribed after the publisher connected, as before issue 17's change:
+    // Subscribed after the publisher connected, not before it:
     // subscribed first (and kept across publishers), paho 1.3.12 held every
     // PUBACK and message of this process about a second.
     DeliveryClock deliveries(broker.uri());

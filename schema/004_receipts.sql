@@ -1,4 +1,4 @@
--- Outpost schema, version 4: receipts (issue 11).
+-- Outpost schema, version 4: receipts.
 --
 -- SENT means the MQTT broker acknowledged the publish; a receipt from the
 -- bridge says RocketMQ stored the event (SEND_OK). A confirmed row is a SENT

@@ -41,7 +41,7 @@ TEST_CASE("the bad-input corpus is quarantined with reasons and the bridge keeps
     for (int i = 0; i < 40; ++i) node = &((*node)["nested"] = nlohmann::json::object());
     std::string invalid_utf8 = envelope("gw-1", 4).dump();
     invalid_utf8.replace(invalid_utf8.find("overheat"), 2, "\xc3\x28");
-    // Issue 15's holes. eventId three times: the bridge must not forward it
+    // Hostile envelopes. eventId three times: the bridge must not forward it
     // under any of the three (KEYS from one, a first-wins consumer reading another).
     const std::string repeated_ids[] = {new_event_id(), new_event_id()};
     const std::string last_id_text = sample_envelope_text("gw-1", "dev-1", 8, new_event_id());

@@ -1,4 +1,4 @@
-// The broker ACL the README documents for receipts (issue 11): each gateway
+// The broker ACL the README documents for receipts: each gateway
 // reads only its own receipt topic and cannot write another's, while the
 // bridge writes them all; receipts still confirm every alarm through it.
 #include "receipts_harness.h"

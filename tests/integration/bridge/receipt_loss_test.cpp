@@ -1,4 +1,4 @@
-// Receipts (issue 11), the loss path: receipts that never reach the gateway
+// Receipts, the loss path: receipts that never reach the gateway
 // (here: the bridge sends none for a while) make it publish the SENT rows
 // again with the same eventId; once receipts flow, every row is confirmed,
 // RocketMQ holds every event, and each republish adds at most one copy.

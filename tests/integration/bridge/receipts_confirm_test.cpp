@@ -1,4 +1,4 @@
-// Receipts (issue 11), the happy path and forgeries: the bridge tells each
+// Receipts, the happy path and forgeries: the bridge tells each
 // gateway which of its alarms RocketMQ stored, and the gateway confirms
 // exactly those; receipts a gateway did not earn change nothing.
 #include "receipts_harness.h"

@@ -1,4 +1,4 @@
-// What the receipt tests share (issue 11): a gateway made of the real Store
+// What the receipt tests share: a gateway made of the real Store
 // and Publisher with receipts on, beside the bridge harness's real
 // mosquitto, RocketMQ and outpost-bridge.
 //
