@@ -11,9 +11,6 @@
 namespace outpost::faults {
 namespace {
 
-// Enough problem lines to diagnose a run; the counts carry the rest.
-constexpr size_t kMaxProblems = 20;
-
 struct Row {
     int64_t id = 0;
     std::string event_id;

@@ -27,6 +27,7 @@
 #ifndef OUTPOST_PROOF_CHECKER_H
 #define OUTPOST_PROOF_CHECKER_H
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -34,6 +35,10 @@
 #include "proof/evidence.h"
 
 namespace outpost::faults {
+
+// Problem lines a report keeps: enough to diagnose a run; the counts carry
+// the rest.
+constexpr size_t kMaxProblems = 20;
 
 struct CheckReport {
     uint64_t acknowledged = 0;          // acknowledged calls in the evidence
@@ -46,7 +51,7 @@ struct CheckReport {
     uint64_t duplicates = 0;            // extra rows of one call (allowed, counted)
     uint64_t marks_undone = 0;          // lazy SENT marks a power cut undid (allowed, C5)
     uint64_t integrity_failures = 0;    // C1, C3 and C5 violations
-    std::vector<std::string> problems;  // one line each, for the failure report
+    std::vector<std::string> problems;  // one line each, at most kMaxProblems
 
     bool ok() const { return lost == 0 && phantom == 0 && integrity_failures == 0; }
     std::string summary() const;

@@ -2,12 +2,11 @@
 
 #include <sqlite3.h>
 
+#include "proof/checker.h"
 #include "store/outbox.h"
 
 namespace outpost::faults {
 namespace {
-
-constexpr size_t kMaxProblems = 20;
 
 void problem(DeliveryReport& report, uint64_t& counter, const std::string& line) {
     ++counter;

@@ -72,14 +72,14 @@ BridgeConfig budget_config() {
     return config;
 }
 
-struct Incoming {
+struct GatewayAlarm {
     InboundMessage message;
     std::string event_id;
     std::string receipt_topic;
 };
 
-Incoming alarm_of(const std::string& gateway, int sequence) {
-    Incoming alarm;
+GatewayAlarm alarm_of(const std::string& gateway, int sequence) {
+    GatewayAlarm alarm;
     alarm.event_id = new_event_id();
     alarm.message.topic = alarm_topic(gateway, "dev-1");
     alarm.message.payload = sample_envelope_text(gateway, "dev-1", sequence, alarm.event_id);
@@ -95,12 +95,12 @@ TEST_CASE("a gateway over its budget is paced without a send or a receipt; other
     RecordingSender sender;
     BridgeStats stats;
     StopSignal stop;
-    const Incoming first = alarm_of("flooder", 1);
-    const Incoming second = alarm_of("flooder", 2);
-    Incoming bad = alarm_of("flooder", 3);
+    const GatewayAlarm first = alarm_of("flooder", 1);
+    const GatewayAlarm second = alarm_of("flooder", 2);
+    GatewayAlarm bad = alarm_of("flooder", 3);
     // Quarantined for its gatewayId (another gateway's), with a readable eventId.
     bad.message.payload = sample_envelope_text("gw-quiet", "dev-1", 3, bad.event_id);
-    const Incoming other = alarm_of("gw-quiet", 1);
+    const GatewayAlarm other = alarm_of("gw-quiet", 1);
     std::map<std::string, Verdict> verdicts;
     {
         ReceiptBatcher receipts(config.receipts, sender);

@@ -15,66 +15,66 @@ using std::chrono::seconds;
 
 namespace {
 
-const auto t0 = std::chrono::steady_clock::time_point{} + std::chrono::hours(1);
+const auto kStallBase = std::chrono::steady_clock::time_point{} + std::chrono::hours(1);
 
 }  // namespace
 
 TEST_CASE("an idle bridge is never stalled, however long nothing arrives", "[bridge]") {
     StallDetector detector(seconds(10));
-    CHECK(detector.healthy({5, 5, 0}, t0));
-    CHECK(detector.healthy({5, 5, 0}, t0 + seconds(60)));
-    CHECK(detector.healthy({5, 5, 0}, t0 + std::chrono::hours(5)));
+    CHECK(detector.healthy({5, 5, 0}, kStallBase));
+    CHECK(detector.healthy({5, 5, 0}, kStallBase + seconds(60)));
+    CHECK(detector.healthy({5, 5, 0}, kStallBase + std::chrono::hours(5)));
 }
 
 TEST_CASE("a message in hand with no SEND_OK and no RocketMQ answer past the limit is a stall",
           "[bridge]") {
     StallDetector detector(seconds(10));
-    REQUIRE(detector.healthy({5, 5, 0}, t0));
+    REQUIRE(detector.healthy({5, 5, 0}, kStallBase));
     // Quiet time counts from the last look that saw the bridge idle or moving.
-    CHECK(detector.healthy({6, 5, 0}, t0 + seconds(1)));  // received, in hand
-    CHECK(detector.healthy({6, 5, 0}, t0 + seconds(10)));
+    CHECK(detector.healthy({6, 5, 0}, kStallBase + seconds(1)));  // received, in hand
+    CHECK(detector.healthy({6, 5, 0}, kStallBase + seconds(10)));
     CHECK(detector.quiet_for() == seconds(10));  // not yet past the limit
-    CHECK_FALSE(detector.healthy({6, 5, 0}, t0 + seconds(12)));
+    CHECK_FALSE(detector.healthy({6, 5, 0}, kStallBase + seconds(12)));
     CHECK(detector.quiet_for() == seconds(12));
-    CHECK_FALSE(detector.healthy({6, 5, 0}, t0 + seconds(30)));
+    CHECK_FALSE(detector.healthy({6, 5, 0}, kStallBase + seconds(30)));
     // The SEND_OK finally comes: healthy again at once.
-    CHECK(detector.healthy({6, 6, 0}, t0 + seconds(31)));
+    CHECK(detector.healthy({6, 6, 0}, kStallBase + seconds(31)));
     CHECK(detector.quiet_for() == milliseconds(0));
 }
 
 TEST_CASE("failed RocketMQ answers while a message is held are signs of life, not a stall",
           "[bridge]") {
     StallDetector detector(seconds(10));
-    REQUIRE(detector.healthy({1, 0, 0}, t0));
+    REQUIRE(detector.healthy({1, 0, 0}, kStallBase));
     // RocketMQ is down for a minute: one failed attempt every 8 s.
     for (int second = 8, errors = 1; second <= 64; second += 8, ++errors) {
         INFO("at " << second << " s");
-        CHECK(detector.healthy({1, 0, static_cast<std::uint64_t>(errors)}, t0 + seconds(second)));
+        CHECK(detector.healthy({1, 0, static_cast<std::uint64_t>(errors)}, kStallBase + seconds(second)));
     }
     // And when the answers stop too, the stall counts from the last one.
-    CHECK(detector.healthy({1, 0, 8}, t0 + seconds(70)));
-    CHECK_FALSE(detector.healthy({1, 0, 8}, t0 + seconds(75)));
+    CHECK(detector.healthy({1, 0, 8}, kStallBase + seconds(70)));
+    CHECK_FALSE(detector.healthy({1, 0, 8}, kStallBase + seconds(75)));
 }
 
 TEST_CASE("a refused identity holding a message is an answer, not a stall", "[bridge]") {
     StallDetector detector(seconds(10));
-    REQUIRE(detector.healthy({1, 0, 1, true}, t0));
+    REQUIRE(detector.healthy({1, 0, 1, true}, kStallBase));
     // The refused message is held with no further attempt until an operator
     // fixes the credentials: no new answer for minutes, still not a stall.
-    CHECK(detector.healthy({1, 0, 1, true}, t0 + seconds(30)));
-    CHECK(detector.healthy({2, 0, 1, true}, t0 + std::chrono::minutes(10)));
+    CHECK(detector.healthy({1, 0, 1, true}, kStallBase + seconds(30)));
+    CHECK(detector.healthy({2, 0, 1, true}, kStallBase + std::chrono::minutes(10)));
     CHECK(detector.quiet_for() == milliseconds(0));
     // Without the refusal, the same silence is a stall.
     StallDetector silent(seconds(10));
-    REQUIRE(silent.healthy({1, 0, 1, false}, t0));
-    CHECK_FALSE(silent.healthy({1, 0, 1, false}, t0 + seconds(30)));
+    REQUIRE(silent.healthy({1, 0, 1, false}, kStallBase));
+    CHECK_FALSE(silent.healthy({1, 0, 1, false}, kStallBase + seconds(30)));
 }
 
 TEST_CASE("new messages arriving while none settles do not hide a stall", "[bridge]") {
     StallDetector detector(seconds(10));
-    REQUIRE(detector.healthy({1, 0, 0}, t0));
-    CHECK(detector.healthy({2, 0, 0}, t0 + seconds(5)));
-    CHECK_FALSE(detector.healthy({3, 0, 0}, t0 + seconds(11)));
+    REQUIRE(detector.healthy({1, 0, 0}, kStallBase));
+    CHECK(detector.healthy({2, 0, 0}, kStallBase + seconds(5)));
+    CHECK_FALSE(detector.healthy({3, 0, 0}, kStallBase + seconds(11)));
 }
 
 TEST_CASE("the stall limit covers one send with its attempts, the retry pause and the pace",
