@@ -204,8 +204,8 @@ struct ReceiptsConfig {
 
 // Forwarding in RocketMQ batches (bridge/mqtt/batched_session.h): each
 // session holds up to max_messages unacknowledged MQTT messages, sends
-// those of one device and RocketMQ topic in one request, and acknowledges
-// them after its SEND_OK, through our own MQTT v5 subscriber (over TCP, or
+// those of the devices on one RocketMQ queue and topic in one request, and
+// acknowledges them after its SEND_OK, through our own MQTT v5 subscriber (over TCP, or
 // TLS with mqtt.tls for an ssl:// mqtt.uri).
 struct BatchConfig {
     // Messages per RocketMQ request, 1 to kMaxBatchMessages. 1: the

@@ -170,8 +170,9 @@ ConfigKeys bridge_config_keys(const BridgeConfig& shown) {
             "eventIds waiting to be sent, over all gateways; beyond it new ones are dropped and "
             "counted."),
         config_section("batch", false,
-                       "Forwarding in RocketMQ batches: one request per device and topic for "
-                       "up to max_messages messages, each acknowledged after that request's "
+                       "Forwarding in RocketMQ batches: one request per RocketMQ queue and topic "
+                       "for up to max_messages messages of the devices on that queue, each "
+                       "acknowledged after that request's "
                        "SEND_OK, over tcp:// or ssl:// (with mqtt.tls)."),
         config_key("batch.max_messages", T::kInteger, shown.batch.max_messages, "messages",
                    "Messages per RocketMQ request, 1 to 256; 1: one request per message, "

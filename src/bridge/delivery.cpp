@@ -113,6 +113,7 @@ std::variant<Verdict, ReadyMessage> Delivery::prepare(InboundMessage message) {
     ready.out.keys = envelope.event_id;
     ready.out.body = message.payload;  // verbatim: the gateway's bytes are the event
     ready.out.sharding_key = envelope.device_id;
+    ready.queue = sink_.queue_for(ready.out.topic, ready.out.sharding_key).value_or("");
     ready.gateway_id = envelope.gateway_id;
     ready.event_id = envelope.event_id;
     ready.message = std::move(message);

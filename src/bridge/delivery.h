@@ -57,6 +57,10 @@ const char* verdict_name(Verdict verdict);
 struct ReadyMessage {
     InboundMessage message;  // as received: quarantined from this if RocketMQ refuses it
     SinkMessage out;         // what goes to RocketMQ; out.sharding_key is the device
+    // The queue out.sharding_key picked when prepare() ran (MessageSink::
+    // queue_for), "" when the sink could not tell: what the batched path
+    // groups by. The send picks again by the route it uses then.
+    std::string queue;
     std::string gateway_id;
     std::string event_id;
 };
@@ -83,11 +87,13 @@ class Delivery final {
     // mapping (sent to the quarantine topic alone, paced as the single path
     // does: kQuarantined, or kStopped). Otherwise waits for its forwarding
     // slot (limits.max_messages_per_s; kStopped on a stop meanwhile) and
-    // returns it ready to send.
+    // returns it ready to send, with the queue its device maps to now.
     std::variant<Verdict, ReadyMessage> prepare(InboundMessage message);
-    // Sends `batch` (1 or more ready messages of one RocketMQ topic and one
-    // sharding key, in arrival order) in one request, with the single
-    // path's retries: a failed or unanswered batch is sent again whole,
+    // Sends `batch` (1 or more ready messages of one RocketMQ topic, in
+    // arrival order; their devices may differ) with MessageSink::
+    // send_batch: one request per queue the devices pick at the send, each
+    // device's messages in order in one request. With the single path's
+    // retries: a failed or unanswered batch is sent again whole,
     // kPermissionDenied holds it until the stop. After SEND_OK each is
     // remembered, counted and confirmed. A batch RocketMQ refuses for good
     // (kRejected, kInvalidArgument: maybe one message's fault) is sent

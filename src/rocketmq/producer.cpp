@@ -17,6 +17,13 @@ std::int64_t now_ms() {
         .count();
 }
 
+// The queue of `from` that a message with the non-empty `sharding_key` goes
+// to: the one rule every send, batch and queue_for() follow.
+const MessageQueue& queue_of_key(const std::vector<MessageQueue>& from,
+                                 const std::string& sharding_key) {
+    return from[select_queue_index(sharding_key, from.size())];
+}
+
 }  // namespace
 
 Producer::Producer(ProducerOptions options)
@@ -107,22 +114,47 @@ Result<TopicRoute> Producer::route_for(const std::string& topic, bool refresh,
                              "create it (template topic TBW102 unknown)");
 }
 
-MessageQueue Producer::pick_queue(const std::vector<MessageQueue>& queues,
-                                  const std::string& sharding_key,
-                                  const std::string& avoid_broker) {
-    std::vector<MessageQueue> candidates;
+Producer::QueueChoice Producer::pick_queue(const std::vector<MessageQueue>& queues,
+                                           const std::string& sharding_key,
+                                           const std::string& avoid_broker) {
+    QueueChoice choice;
     if (!avoid_broker.empty()) {
         for (const MessageQueue& queue : queues) {
             if (queue.broker_name != avoid_broker) {
-                candidates.push_back(queue);
+                choice.candidates.push_back(queue);
             }
         }
     }
-    const std::vector<MessageQueue>& from = candidates.empty() ? queues : candidates;
+    if (choice.candidates.empty()) choice.candidates = queues;
+    const std::vector<MessageQueue>& from = choice.candidates;
+    choice.queue = sharding_key.empty() ? from[round_robin_++ % from.size()]
+                                        : queue_of_key(from, sharding_key);
+    return choice;
+}
+
+bool Producer::QueueChoice::takes(const std::string& sharding_key) const {
+    return sharding_key.empty() || queue_of_key(candidates, sharding_key) == queue;
+}
+
+Result<MessageQueue> Producer::queue_for(const std::string& topic,
+                                         const std::string& sharding_key) const {
     if (sharding_key.empty()) {
-        return from[round_robin_++ % from.size()];
+        return Status::error(StatusCode::kInvalidArgument,
+                             "an empty sharding key has no queue of its own (it rotates)");
     }
-    return from[select_queue_index(sharding_key, from.size())];
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto cached = routes_.find(topic);
+    if (cached == routes_.end()) {
+        return Status::error(StatusCode::kNotFound,
+                             "no route of topic " + topic +
+                                 " is cached yet (the first send fetches it)");
+    }
+    // As the first attempt of a send picks: no broker avoided.
+    const std::vector<MessageQueue> queues = cached->second.route.write_queues();
+    if (queues.empty()) {
+        return Status::error(StatusCode::kUnavailable, "topic " + topic + " has no writable queue");
+    }
+    return queue_of_key(queues, sharding_key);
 }
 
 Result<SendReceipt> Producer::send(const std::string& topic, const std::string& tags,
@@ -151,8 +183,9 @@ Result<SendReceipt> Producer::send(const std::string& topic, const std::string& 
     message.user_properties = user_properties;
     Result<StoredAnswer> answer = send_attempts(
         topic, sharding_key,
-        [&](const MessageQueue& queue, std::int64_t born_timestamp_ms) {
-            return build_send_request(options_.producer_group, message, queue, born_timestamp_ms);
+        [&](const QueueChoice& choice, std::int64_t born_timestamp_ms) {
+            return build_send_request(options_.producer_group, message, choice.queue,
+                                      born_timestamp_ms);
         },
         error_code);
     count_outcome(answer.status(),
@@ -216,9 +249,10 @@ Result<Producer::StoredAnswer> Producer::send_attempts(const std::string& topic,
                                        "topic " + topic + " has no writable queue");
             continue;
         }
-        const MessageQueue queue = pick_queue(queues, sharding_key, avoid_broker);
+        const QueueChoice choice = pick_queue(queues, sharding_key, avoid_broker);
+        const MessageQueue& queue = choice.queue;
         const std::string address = route->master_address(queue.broker_name);
-        Result<RemotingCommand> request = request_for(queue, now_ms());
+        Result<RemotingCommand> request = request_for(choice, now_ms());
         if (!request.is_ok()) {
             return request.status();
         }

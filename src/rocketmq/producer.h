@@ -14,8 +14,9 @@
 // events land on one queue in send order (while the route is unchanged and
 // that broker is healthy). A retry after a failure avoids the failed broker
 // when another broker has writable queues. An empty sharding key rotates
-// over the queues. A batch is one request: its queue is chosen once, as for
-// one message.
+// over the queues. A batch goes to the queue its sharding keys pick, chosen
+// at each attempt as for one message; messages whose keys pick different
+// queues at that attempt go as one request per queue (send_batch).
 //
 // Threads: a Producer is thread-safe and owns no thread. Concurrent sends
 // share one connection per broker with up to options.max_in_flight requests
@@ -66,28 +67,36 @@ struct SendReceipt {
     int attempts = 0;  // 1 when the first attempt succeeded
 };
 
-// One message of a batch; the batch gives the topic and the sharding key.
+// One message of a batch; the batch gives the topic.
 struct BatchMessage {
     std::string tags;                                      // one tag (may be empty)
     std::string keys;                                      // space-separated (may be empty)
     std::string body;                                      // 1 byte to 4 MiB
     std::map<std::string, std::string> user_properties{};  // as in send()
+    // Picks this message's queue, as send()'s; empty: the batch's sharding key.
+    std::string sharding_key{};
 };
 
-// What the broker reported for a stored batch: every message of it is on
-// one queue, at consecutive offsets, in batch order.
+// What the broker reported for a stored batch. A batch whose sharding keys
+// all picked one queue (requests == 1) is on that queue, at consecutive
+// offsets, in batch order. Otherwise it went as one request per queue, in
+// the order of each request's first message; the queue fields name the
+// first request's.
 struct BatchReceipt {
-    SendStatus status = SendStatus::kSendOk;  // for the whole batch, as SendReceipt::status
-    std::int32_t response_code = 0;
+    // For the whole batch, as SendReceipt::status: kSendOk only when every
+    // request got SEND_OK, else the first other status a request got.
+    SendStatus status = SendStatus::kSendOk;
+    std::int32_t response_code = 0;        // the answer that gave `status`
     std::vector<std::string> message_ids;  // UNIQ_KEY of each message, in batch order
-    // The broker's storage ids, in batch order (one per message when the
-    // broker lists them).
+    // The broker's storage ids, in batch order when every answer lists one
+    // per message of its request, else as the answers list them.
     std::vector<std::string> offset_message_ids;
     std::string broker_name;
     std::string broker_address;
     std::int32_t queue_id = 0;
     std::int64_t queue_offset = 0;  // the first message's; message i is at queue_offset + i
-    int attempts = 0;               // 1 when the first attempt succeeded
+    int attempts = 0;               // 1 when the first attempt succeeded; the most of any request
+    int requests = 1;               // one per queue the batch's sharding keys picked
 };
 
 // Running totals since construction. The message counts count each message
@@ -149,27 +158,45 @@ class Producer final {
                              const std::map<std::string, std::string>& user_properties,
                              std::optional<std::int32_t>* error_code = nullptr);
 
-    // Sends `messages` to `topic` in one request, all to the one queue that
-    // `sharding_key` picks as send() would pick it (empty: rotates per
-    // batch), so one device's batches keep its queue and order. Waits until
-    // the broker stored the whole batch. Ids (UNIQ_KEY), keys, tags and
-    // user properties are per message, as send() carries them.
+    // Sends `messages` to `topic`, each to the queue its sharding key
+    // (BatchMessage::sharding_key, else `sharding_key`) picks as send()
+    // would pick it, and waits until the broker stored them all. Each
+    // attempt picks queues from the route it uses and the broker it avoids
+    // after a failure; the messages whose keys pick the queue of the first
+    // message not yet stored go in one request (a message without a key
+    // goes with the first request), so keys that share a queue share a
+    // request, and a route that spreads them over several queues gets one
+    // request per queue, one after another, each after the previous one's
+    // answer. A key's messages are always in one request, in batch order.
+    // With one key (or all keys on one queue) the batch is one request.
+    // Ids (UNIQ_KEY), keys, tags and user properties are per message, as
+    // send() carries them.
     //   messages  1 to options.max_batch_messages, their encoding at most
     //             options.max_batch_bytes (ProducerOptions)
-    // Success: as send(), for every message at once; the receipt says where
-    // each message is. Never resend after success.
-    // Failures: as send(), for the batch as a whole. kInvalidArgument (a
-    // message breaks a limit of send(), the batch is empty or beyond a
-    // bound) comes before anything is sent and names the message. A batch
-    // the broker refused was not stored. When an answer was lost (kUnavailable,
-    // kTimeout), the batch, or after a broker crash some of its messages, may
-    // have been stored: retries and resends send it whole, and consumers
-    // dedupe on KEYS.
-    // `error_code`: as send().
+    // Success: as send(), for every message; the receipt says where they
+    // are. Never resend after success.
+    // Failures: as send(), for the batch as a whole; each request has
+    // options.max_attempts attempts. kInvalidArgument (a message breaks a
+    // limit of send(), the batch is empty or beyond a bound) comes before
+    // anything is sent and names the message. A request the broker refused
+    // was not stored, but requests before it (other queues) may have been.
+    // When an answer was lost (kUnavailable, kTimeout), the request, or
+    // after a broker crash some of its messages, may have been stored:
+    // retries and resends send it whole, and consumers dedupe on KEYS.
+    // `error_code`: as send(), for the request that failed.
     Result<BatchReceipt> send_batch(const std::string& topic,
                                     const std::vector<BatchMessage>& messages,
                                     const std::string& sharding_key,
                                     std::optional<std::int32_t>* error_code = nullptr);
+
+    // The queue a send to `topic` with `sharding_key` picks at its first
+    // attempt, by the route cached now (stale or not): messages whose keys
+    // give the same queue here go in one request of send_batch() while that
+    // route holds. Never asks the name server and never waits on the network.
+    // Failures: kNotFound when no route of `topic` is cached yet (no send
+    // to it has fetched one), kUnavailable when the route has no writable
+    // queue, kInvalidArgument for an empty key (it rotates).
+    Result<MessageQueue> queue_for(const std::string& topic, const std::string& sharding_key) const;
 
     ProducerCounters counters() const;
 
@@ -181,9 +208,20 @@ class Producer final {
         std::string broker_address;
         int attempts = 0;
     };
-    // Builds one attempt's request for the queue picked, stamped with the
+    // One attempt's queue choice: the queue picked and the queues it was
+    // picked from (the route's write queues, less those of a broker the
+    // attempt avoids).
+    struct QueueChoice {
+        MessageQueue queue;
+        std::vector<MessageQueue> candidates;
+
+        // Whether a message with `sharding_key` goes to `queue` at this
+        // attempt: its key picks it, or it has none (it goes anywhere).
+        bool takes(const std::string& sharding_key) const;
+    };
+    // Builds one attempt's request for the queue chosen, stamped with the
     // attempt's time. Called with mutex_ held: it must not call the producer.
-    using RequestForQueue = std::function<Result<RemotingCommand>(const MessageQueue& queue,
+    using RequestForQueue = std::function<Result<RemotingCommand>(const QueueChoice& choice,
                                                                   std::int64_t born_timestamp_ms)>;
 
     struct CachedRoute {
@@ -207,8 +245,8 @@ class Producer final {
     // the reference stays valid after mutex_ is released. Requires mutex_.
     Connection& connection_to(const std::string& address);
     // Picks the queue for this attempt. Requires mutex_.
-    MessageQueue pick_queue(const std::vector<MessageQueue>& queues,
-                            const std::string& sharding_key, const std::string& avoid_broker);
+    QueueChoice pick_queue(const std::vector<MessageQueue>& queues,
+                           const std::string& sharding_key, const std::string& avoid_broker);
     // The attempts of one request to `topic` (one message or one batch),
     // the queue picked by `sharding_key` each time; on failure *error_code
     // as send() describes. Takes mutex_ for route and queue choice, never

@@ -24,30 +24,46 @@ BatchGrouper::BatchGrouper(std::size_t max_messages, std::size_t max_bytes,
       max_bytes_(max_bytes),
       linger_(linger) {}
 
+BatchGrouper::Key BatchGrouper::key_for(const ReadyMessage& ready) const {
+    const auto held = device_batch_.find({ready.out.topic, ready.out.sharding_key});
+    if (held != device_batch_.end()) return held->second;
+    return Key{ready.out.topic, ready.queue, ready.queue.empty() ? ready.out.sharding_key : ""};
+}
+
+void BatchGrouper::close(std::map<Key, Batch>::iterator open) {
+    forget_devices(open->second);
+    closed_.push_back(std::move(open->second));
+    open_.erase(open);
+}
+
+void BatchGrouper::forget_devices(const Batch& batch) {
+    for (const ReadyMessage& message : batch.messages) {
+        device_batch_.erase({message.out.topic, message.out.sharding_key});
+    }
+}
+
 void BatchGrouper::add(std::uint16_t packet_id, ReadyMessage ready, TimePoint now) {
     const std::size_t bytes = batch_bytes(ready.out);
-    Key key{ready.out.topic, ready.out.sharding_key};
-    auto open = open_.find(key);
+    auto open = open_.find(key_for(ready));
     // Invariant 2: a message that would overfill the open batch closes it.
-    if (open != open_.end() && open->second.bytes + bytes > max_bytes_) {
-        closed_.push_back(std::move(open->second));
-        open_.erase(open);
-        open = open_.end();
+    // Keyed again after that: a closed batch no longer holds the device to
+    // its group, so it may join its queue's (at most two rounds).
+    while (open != open_.end() && open->second.bytes + bytes > max_bytes_) {
+        close(open);
+        open = open_.find(key_for(ready));
     }
     if (open == open_.end()) {
-        open = open_.emplace(std::move(key), Batch{}).first;
+        open = open_.emplace(key_for(ready), Batch{}).first;
         open->second.oldest = now;
     }
     Batch& batch = open->second;
+    device_batch_[{ready.out.topic, ready.out.sharding_key}] = open->first;
     event_ids_.insert({ready.gateway_id, ready.event_id});
     batch.packet_ids.push_back(packet_id);
     batch.messages.push_back(std::move(ready));
     batch.bytes += bytes;
     ++held_;
-    if (batch.messages.size() >= max_messages_) {
-        closed_.push_back(std::move(batch));
-        open_.erase(open);
-    }
+    if (batch.messages.size() >= max_messages_) close(open);
 }
 
 std::optional<Batch> BatchGrouper::take_due(TimePoint now) {
@@ -62,6 +78,7 @@ std::optional<Batch> BatchGrouper::take_due(TimePoint now) {
             if (oldest == open_.end() || it->second.oldest < oldest->second.oldest) oldest = it;
         }
         if (oldest == open_.end() || oldest->second.oldest + linger_ > now) return std::nullopt;
+        forget_devices(oldest->second);
         due = std::move(oldest->second);
         open_.erase(oldest);
     }
@@ -83,6 +100,7 @@ std::optional<BatchGrouper::TimePoint> BatchGrouper::next_due() const {
 
 void BatchGrouper::clear() {
     open_.clear();
+    device_batch_.clear();
     closed_.clear();
     event_ids_.clear();
     held_ = 0;

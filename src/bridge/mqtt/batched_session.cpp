@@ -20,10 +20,13 @@
 //     for an earlier one of another device; it never goes out early.
 //  2. A device's messages reach RocketMQ in arrival order. One thread sends
 //     every batch, one request at a time, each after the previous one's
-//     answer; BatchGrouper keeps a group's order within and across batches
-//     (batch_grouper.h). A batch RocketMQ refuses for good is sent again one
-//     message at a time in the same order (Delivery::forward_batch), and
-//     after a message held at a stop nothing later is sent.
+//     answer; BatchGrouper keeps each device's order within and across
+//     batches (batch_grouper.h), and a batch of several queues (a route
+//     change) goes as one request per queue with each device's messages in
+//     one of them (MessageSink::send_batch). A batch RocketMQ refuses for
+//     good is sent again one message at a time in the same order
+//     (Delivery::forward_batch), and after a message held at a stop nothing
+//     later is sent.
 //  3. A failed or unanswered batch is sent again whole, with the single
 //     path's pauses (Delivery), holding the thread: no receive() meanwhile,
 //     so a long outage ends the connection by keep-alive. That loses

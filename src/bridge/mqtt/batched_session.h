@@ -1,9 +1,10 @@
 // A live session that forwards in RocketMQ batches (batch.max_messages > 1,
 // a tcp:// or ssl:// broker): our own MQTT v5 subscriber (mqtt5::Subscriber)
 // holds up to Receive Maximum messages unacknowledged; BatchGrouper groups
-// the ready ones by RocketMQ topic and device; Delivery::forward_batch
-// sends each group in one request; each message is acknowledged after its
-// request's SEND_OK. The design note is at the top of batched_session.cpp.
+// the ready ones by RocketMQ topic and the queue their device maps to;
+// Delivery::forward_batch sends each group (one request per queue); each
+// message is acknowledged after its request's SEND_OK. The design note is
+// at the top of batched_session.cpp.
 //
 // Threads: none of its own; run() drives everything on the calling thread
 // (the session group's) and returns after a stop request within one

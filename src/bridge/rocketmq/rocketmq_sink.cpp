@@ -1,6 +1,7 @@
 #include "bridge/rocketmq/rocketmq_sink.h"
 
 #include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -61,14 +62,22 @@ Status RocketMqSink::send_batch(const std::vector<SinkMessage>& messages,
     std::vector<rocketmq::BatchMessage> batch;
     batch.reserve(messages.size());
     for (const SinkMessage& message : messages) {
-        batch.push_back({message.tags, message.keys, message.body, message.properties});
+        batch.push_back(
+            {message.tags, message.keys, message.body, message.properties, message.sharding_key});
     }
-    Result<rocketmq::BatchReceipt> receipt = producer_.send_batch(
-        messages.front().topic, batch, messages.front().sharding_key, response_code);
+    Result<rocketmq::BatchReceipt> receipt =
+        producer_.send_batch(messages.front().topic, batch, "", response_code);
     if (!receipt.is_ok()) return receipt.status();
     return only_send_ok(receipt->status, receipt->response_code, receipt->broker_name,
                         "a batch of " + std::to_string(messages.size()) + " messages",
                         response_code);
+}
+
+std::optional<std::string> RocketMqSink::queue_for(const std::string& topic,
+                                                   const std::string& sharding_key) const {
+    Result<rocketmq::MessageQueue> queue = producer_.queue_for(topic, sharding_key);
+    if (!queue.is_ok()) return std::nullopt;
+    return queue->broker_name + "/" + std::to_string(queue->queue_id);
 }
 
 }  // namespace outpost::bridge

@@ -19,9 +19,13 @@ class RocketMqSink final : public MessageSink {
     // bridge acknowledges only SEND_OK, so it resends (consumers dedupe).
     // A refused identity is kPermissionDenied (see Producer::send).
     Status send(const SinkMessage& message, std::optional<std::int32_t>* response_code) override;
-    // Producer::send_batch, reported as send() reports.
+    // Producer::send_batch, each message with its own sharding key,
+    // reported as send() reports.
     Status send_batch(const std::vector<SinkMessage>& messages,
                       std::optional<std::int32_t>* response_code) override;
+    // Producer::queue_for as "broker/queueId"; nullopt while it fails.
+    std::optional<std::string> queue_for(const std::string& topic,
+                                         const std::string& sharding_key) const override;
 
   private:
     rocketmq::Producer producer_;

@@ -1,5 +1,6 @@
 // Which held messages the batched session sends together, and when: by
-// RocketMQ topic and device, in arrival order, full or lingered.
+// RocketMQ topic and destination queue (by device while the queue is
+// unknown), each device in arrival order, full or lingered.
 #include "bridge/mqtt/batch_grouper.h"
 
 #include <catch2/catch.hpp>
@@ -20,11 +21,18 @@ using std::chrono::milliseconds;
 ReadyMessage ready(const std::string& topic, const std::string& device, const std::string& id,
                    std::size_t body_bytes = 10) {
     ReadyMessage message;
-    message.out.topic = topic;
+    message.out.topic = topic;  // queue "": unknown
     message.out.sharding_key = device;
     message.out.keys = id;
     message.out.body = std::string(body_bytes, 'x');
     message.event_id = id;
+    return message;
+}
+
+// A ready message whose device picked `queue` when it was prepared.
+ReadyMessage on_queue(const std::string& queue, const std::string& device, const std::string& id) {
+    ReadyMessage message = ready("alarms", device, id);
+    message.queue = queue;
     return message;
 }
 
@@ -34,9 +42,71 @@ std::vector<std::string> ids(const Batch& batch) {
     return out;
 }
 
+// Every batch due at `now`, in the order handed out, each as its eventIds.
+std::vector<std::vector<std::string>> take_all(BatchGrouper& grouper, Clock::time_point now) {
+    std::vector<std::vector<std::string>> batches;
+    while (std::optional<Batch> batch = grouper.take_due(now)) batches.push_back(ids(*batch));
+    return batches;
+}
+
 }  // namespace
 
-TEST_CASE("a batch holds one device's messages of one topic, in arrival order") {
+TEST_CASE("devices whose messages name one queue share a batch, each device in arrival order") {
+    BatchGrouper grouper(8, 1024 * 1024, milliseconds(5));
+    const Clock::time_point t0 = Clock::time_point() + std::chrono::hours(1);
+    grouper.add(1, on_queue("broker-a/1", "dev-a", "a1"), t0);
+    grouper.add(2, on_queue("broker-a/1", "dev-b", "b1"), t0);
+    grouper.add(3, on_queue("broker-a/2", "dev-c", "c1"), t0);
+    grouper.add(4, on_queue("broker-a/1", "dev-a", "a2"), t0);
+    grouper.add(5, on_queue("broker-a/1", "dev-b", "b2"), t0);
+    std::optional<Batch> first = grouper.take_due(t0 + milliseconds(5));
+    REQUIRE(first);
+    CHECK(ids(*first) == std::vector<std::string>{"a1", "b1", "a2", "b2"});
+    CHECK(first->packet_ids == std::vector<std::uint16_t>{1, 2, 4, 5});
+    CHECK(take_all(grouper, t0 + milliseconds(5)) ==
+          std::vector<std::vector<std::string>>{{"c1"}});
+}
+
+TEST_CASE("the devices of one queue fill a batch together, and it is due once full") {
+    BatchGrouper grouper(4, 1024 * 1024, milliseconds(1000));
+    const Clock::time_point t0 = Clock::time_point() + std::chrono::hours(1);
+    for (int i = 0; i < 4; ++i) {
+        grouper.add(static_cast<std::uint16_t>(i + 1),
+                    on_queue("broker-a/0", "dev-" + std::to_string(i), "m" + std::to_string(i)),
+                    t0);
+    }
+    CHECK(grouper.has_full());
+    CHECK(take_all(grouper, t0) ==
+          std::vector<std::vector<std::string>>{{"m0", "m1", "m2", "m3"}});
+}
+
+TEST_CASE("a device whose queue changes while its messages are held keeps them in one batch, in order") {
+    BatchGrouper grouper(2, 1024 * 1024, milliseconds(5));
+    const Clock::time_point t0 = Clock::time_point() + std::chrono::hours(1);
+    grouper.add(1, on_queue("broker-a/1", "dev-a", "a1"), t0);
+    grouper.add(2, on_queue("broker-a/2", "dev-b", "b1"), t0);
+    // The route changed: dev-a maps to dev-b's queue. Joining b1 would fill
+    // that batch, which would then go before the one holding a1.
+    grouper.add(3, on_queue("broker-a/2", "dev-a", "a2"), t0);
+    // A device whose queue was unknown stays with its held messages too.
+    grouper.add(4, ready("alarms", "dev-c", "c1"), t0);
+    grouper.add(5, on_queue("broker-a/2", "dev-c", "c2"), t0);
+    CHECK(take_all(grouper, t0 + milliseconds(5)) ==
+          std::vector<std::vector<std::string>>{{"a1", "a2"}, {"c1", "c2"}, {"b1"}});
+}
+
+TEST_CASE("once its batch closed, a device's next message joins its new queue's batch, which goes after") {
+    BatchGrouper grouper(2, 1024 * 1024, milliseconds(5));
+    const Clock::time_point t0 = Clock::time_point() + std::chrono::hours(1);
+    grouper.add(1, on_queue("broker-a/2", "dev-b", "b1"), t0);  // open, oldest
+    grouper.add(2, on_queue("broker-a/1", "dev-a", "a1"), t0 + milliseconds(1));
+    grouper.add(3, on_queue("broker-a/1", "dev-a", "a2"), t0 + milliseconds(1));  // full
+    grouper.add(4, on_queue("broker-a/2", "dev-a", "a3"), t0 + milliseconds(2));  // b1's batch
+    CHECK(take_all(grouper, t0 + milliseconds(10)) ==
+          std::vector<std::vector<std::string>>{{"a1", "a2"}, {"b1", "a3"}});
+}
+
+TEST_CASE("without a known queue, a batch holds one device's messages of one topic, in arrival order") {
     BatchGrouper grouper(8, 1024 * 1024, milliseconds(5));
     const Clock::time_point t0 = Clock::time_point() + std::chrono::hours(1);
     grouper.add(1, ready("alarms", "dev-a", "a1"), t0);

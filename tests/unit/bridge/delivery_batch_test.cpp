@@ -1,7 +1,8 @@
 // The batched path's Delivery steps against a scripted sink: what prepare()
-// settles alone, that a batch is one request acknowledged only after its
-// SEND_OK, resent whole while RocketMQ fails, and split into single sends
-// (quarantining the culprit) when RocketMQ refuses it for good.
+// settles alone and which queue it names, that a batch (of one device or of
+// several sharing a queue) goes to send_batch at once and is acknowledged
+// only after its SEND_OK, resent whole while RocketMQ fails, and split into
+// single sends (quarantining the culprit) when RocketMQ refuses it for good.
 #include <catch2/catch.hpp>
 #include <string>
 #include <variant>
@@ -166,4 +167,52 @@ TEST_CASE("after a message held at a stop in the one-by-one sends, none after it
     const std::vector<ReadyMessage> batch = ready_alarms(h, "dev-1", 3);
     CHECK(h.delivery->forward_batch(batch) == std::vector<Verdict>(3, Verdict::kStopped));
     CHECK(h.sink.sent.size() == 3 + 1);  // the batch, then message 1 once; nothing of 2 or 3
+}
+
+TEST_CASE("prepare() names the queue the sink maps the device to, or none when the sink cannot tell") {
+    Harness h;
+    h.sink.queues = {{"dev-1", "broker-a/3"}};
+    const std::vector<ReadyMessage> known = ready_alarms(h, "dev-1", 1);
+    CHECK(known[0].queue == "broker-a/3");
+    const std::vector<ReadyMessage> unknown = ready_alarms(h, "dev-2", 1);
+    CHECK(unknown[0].queue.empty());
+}
+
+TEST_CASE("a batch of several devices goes to the sink at once, each message with its own device") {
+    Harness h;
+    DiscardingSender sender;
+    ReceiptBatcher receipts(h.config.receipts, sender);
+    h.delivery->attach_receipts(receipts);
+    std::vector<ReadyMessage> batch = ready_alarms(h, "dev-1", 2);
+    std::vector<ReadyMessage> other = ready_alarms(h, "dev-2", 2);
+    batch.insert(batch.begin() + 1, other[0]);
+    batch.push_back(other[1]);  // dev-1, dev-2, dev-1, dev-2
+    CHECK(h.delivery->forward_batch(batch) == std::vector<Verdict>(4, Verdict::kForwarded));
+    REQUIRE(h.sink.batches.size() == 1);
+    REQUIRE(h.sink.batches[0].size() == 4);
+    const std::vector<std::string> devices{"dev-1", "dev-2", "dev-1", "dev-2"};
+    for (std::size_t i = 0; i < 4; ++i) {
+        CHECK(h.sink.batches[0][i].sharding_key == devices[i]);
+        CHECK(h.sink.batches[0][i].keys == batch[i].event_id);
+    }
+    CHECK(h.stats.forwarded() == 4);
+    CHECK(receipts.counts().ids_offered == 4);
+}
+
+TEST_CASE("a batch of several devices refused for one message's sake forwards the others one by one") {
+    Harness h;
+    // The batch, then dev-1's message (OK), dev-2's (refused), its
+    // quarantine copy (OK), dev-1's second (OK).
+    h.sink.script = {Status::error(StatusCode::kRejected, "MESSAGE_ILLEGAL (13)"), Status::ok(),
+                     Status::error(StatusCode::kRejected, "MESSAGE_ILLEGAL (13)")};
+    std::vector<ReadyMessage> batch = ready_alarms(h, "dev-1", 2);
+    batch.insert(batch.begin() + 1, ready_alarms(h, "dev-2", 1)[0]);
+    CHECK(h.delivery->forward_batch(batch) ==
+          std::vector<Verdict>{Verdict::kForwarded, Verdict::kQuarantined, Verdict::kForwarded});
+    REQUIRE(h.sink.sent.size() == 3 + 4);
+    CHECK(h.sink.sent[4].sharding_key == "dev-2");
+    CHECK(h.sink.sent[5].topic == "outpost_quarantine");
+    CHECK(h.sink.sent[6].keys == batch[2].event_id);
+    CHECK(h.stats.forwarded() == 2);
+    CHECK(h.stats.quarantined() == 1);
 }

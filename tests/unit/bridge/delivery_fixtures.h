@@ -8,6 +8,7 @@
 #include <chrono>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -26,7 +27,8 @@ using outpost::testing::sample_envelope_text;
 // empty) and response code (none once `codes` is empty), and records what
 // it was asked to send.
 // A batch counts as one send: it records each of its messages in `sent`,
-// and the whole batch in `batches`.
+// and the whole batch in `batches`. queue_for() names the queue `queues`
+// maps a sharding key to, nullopt for a key it does not list.
 class ScriptedSink final : public MessageSink {
   public:
     Status send(const SinkMessage& message, std::optional<std::int32_t>* response_code) override {
@@ -43,6 +45,13 @@ class ScriptedSink final : public MessageSink {
         return next(response_code);
     }
 
+    std::optional<std::string> queue_for(const std::string&,
+                                         const std::string& sharding_key) const override {
+        const auto queue = queues.find(sharding_key);
+        if (queue == queues.end()) return std::nullopt;
+        return queue->second;
+    }
+
     Status next(std::optional<std::int32_t>* response_code) {
         if (script.empty()) return Status::ok();
         Status answer = script.front();
@@ -55,6 +64,7 @@ class ScriptedSink final : public MessageSink {
     }
 
     std::vector<std::vector<SinkMessage>> batches;
+    std::map<std::string, std::string> queues;  // sharding key -> queue name
     std::deque<Status> script;
     std::deque<std::optional<std::int32_t>> codes;
     std::vector<SinkMessage> sent;

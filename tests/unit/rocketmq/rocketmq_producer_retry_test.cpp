@@ -2,7 +2,10 @@
 // scripted brokers on loopback: transient refusals move to another broker,
 // permanent ones stop at once, stored-but-not-durable answers count apart,
 // and unreachable brokers cost a bounded number of attempts; a batch is
-// retried whole.
+// retried whole, goes to the queue its sharding keys pick, and is split into
+// one request per queue when the route (or a retry's avoided broker)
+// spreads its keys over several.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <deque>
@@ -10,6 +13,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "rocketmq/producer.h"
@@ -59,16 +63,38 @@ struct FakeBroker {
     }
 };
 
-std::string route_json(const std::string& address_a, const std::string& address_b) {
+// broker-a and broker-b, with `a_queues` and `b_queues` write queues.
+std::string route_json(const std::string& address_a, const std::string& address_b,
+                       int a_queues = 4, int b_queues = 4) {
+    const auto queues = [](const std::string& broker, int count) {
+        return R"({"brokerName":")" + broker + R"(","perm":6,"readQueueNums":)" +
+               std::to_string(count) + R"(,"writeQueueNums":)" + std::to_string(count) + "}";
+    };
     return R"({"brokerDatas":[)"
            R"({"brokerName":"broker-a","cluster":"c","brokerAddrs":{"0":")" +
            address_a +
            R"("}},)"
            R"({"brokerName":"broker-b","cluster":"c","brokerAddrs":{"0":")" +
-           address_b +
-           R"("}}],)"
-           R"("queueDatas":[{"brokerName":"broker-a","perm":6,"readQueueNums":4,"writeQueueNums":4},)"
-           R"({"brokerName":"broker-b","perm":6,"readQueueNums":4,"writeQueueNums":4}]})";
+           address_b + R"("}}],"queueDatas":[)" + queues("broker-a", a_queues) + "," +
+           queues("broker-b", b_queues) + "]}";
+}
+
+// A name server that knows only topic "alarms", routed as `route` says when
+// each request comes (the test may switch it while the producer runs).
+std::unique_ptr<ScriptedServer> switching_name_server(std::shared_ptr<std::string> route,
+                                                      std::shared_ptr<std::mutex> guard) {
+    return std::make_unique<ScriptedServer>([route, guard](int fd, int) {
+        RemotingCommand request;
+        while (read_request(fd, &request)) {
+            const bool known = request.ext_fields["topic"] == "alarms";
+            std::string body;
+            if (known) {
+                std::lock_guard<std::mutex> lock(*guard);
+                body = *route;
+            }
+            write_all(fd, response_frame(request.opaque, known ? 0 : 17, body));
+        }
+    });
 }
 
 // A name server that knows only topic "alarms".
@@ -287,4 +313,167 @@ TEST_CASE("a batch beyond its bounds or with an empty body is refused before any
     CHECK(empty_body.status().message().find("batch message 1") != std::string::npos);
     CHECK(name_server->accepted() == 0);
     CHECK(producer.counters().failed == 0);
+}
+
+namespace {
+
+// Two sharding keys that pick the same queue index among `same_of` queues,
+// below `below` (0: any), and different ones among `different_of` (0: no
+// such condition; it must not divide `same_of`).
+std::pair<std::string, std::string> keys_sharing_queue(std::size_t same_of,
+                                                       std::size_t different_of,
+                                                       std::size_t below = 0) {
+    for (int i = 0;; ++i) {
+        const std::string first = "device-" + std::to_string(i);
+        if (below != 0 && select_queue_index(first, same_of) >= below) continue;
+        for (int j = i + 1; j < i + 200; ++j) {
+            const std::string second = "device-" + std::to_string(j);
+            if (select_queue_index(first, same_of) == select_queue_index(second, same_of) &&
+                (different_of == 0 ||
+                 select_queue_index(first, different_of) !=
+                     select_queue_index(second, different_of))) {
+                return {first, second};
+            }
+        }
+    }
+}
+
+// The bodies a SEND_BATCH_MESSAGE request carries, in order (each is
+// "<key>#<n>", unique in these tests).
+std::vector<std::string> bodies_in(const RemotingCommand& request,
+                                   const std::vector<std::string>& candidates) {
+    std::vector<std::pair<std::size_t, std::string>> found;
+    for (const std::string& body : candidates) {
+        const std::size_t at = request.body.find(body);
+        if (at != std::string::npos) found.push_back({at, body});
+    }
+    std::sort(found.begin(), found.end());
+    std::vector<std::string> out;
+    for (const auto& [at, body] : found) out.push_back(body);
+    return out;
+}
+
+std::vector<BatchMessage> interleaved(const std::string& first, const std::string& second) {
+    return {{"t", "k1", first + "#1", {}, first},
+            {"t", "k2", second + "#1", {}, second},
+            {"t", "k3", first + "#2", {}, first},
+            {"t", "k4", second + "#2", {}, second}};
+}
+
+}  // namespace
+
+TEST_CASE("queue_for knows no queue before a route is fetched, then names the one a send picks") {
+    TwoBrokerCluster cluster;
+    Producer producer(fast_options(cluster.name_server->address()));
+    CHECK(producer.queue_for("alarms", "dev-1").status().code() == StatusCode::kNotFound);
+    CHECK(producer.queue_for("alarms", "").status().code() == StatusCode::kInvalidArgument);
+    auto receipt = producer.send("alarms", "t", "k", "{}", "dev-1");
+    REQUIRE(receipt.is_ok());
+    auto queue = producer.queue_for("alarms", "dev-1");
+    REQUIRE(queue.is_ok());
+    CHECK(queue->broker_name == receipt->broker_name);
+    FakeBroker& broker = receipt->broker_name == "broker-a" ? cluster.a : cluster.b;
+    CHECK(std::to_string(queue->queue_id) == broker.received[0].ext_fields["queueId"]);
+}
+
+TEST_CASE("devices whose keys pick one queue share one batch request, each message with its key") {
+    TwoBrokerCluster cluster;
+    Producer producer(fast_options(cluster.name_server->address()));
+    const auto [first, second] = keys_sharing_queue(8, 0);
+    REQUIRE(producer.send("alarms", "t", "warm-up", "{}", first).is_ok());  // fetches the route
+    auto queue = producer.queue_for("alarms", first);
+    REQUIRE(queue.is_ok());
+    CHECK(producer.queue_for("alarms", second).value() == *queue);
+    auto receipt = producer.send_batch("alarms", interleaved(first, second), "");
+    REQUIRE(receipt.is_ok());
+    CHECK(receipt->requests == 1);
+    CHECK(receipt->message_ids.size() == 4);
+    FakeBroker& broker = queue->broker_name == "broker-a" ? cluster.a : cluster.b;
+    REQUIRE(broker.count() == 2);
+    const RemotingCommand& batch = broker.received[1];
+    CHECK(batch.code == 320);
+    CHECK(batch.ext_fields.at("e") == std::to_string(queue->queue_id));
+    CHECK(bodies_in(batch, {first + "#1", second + "#1", first + "#2", second + "#2"}) ==
+          std::vector<std::string>{first + "#1", second + "#1", first + "#2", second + "#2"});
+    // Each message keeps its own sharding key.
+    const std::string key_property = std::string(kPropertyShardingKey) + '\x01';
+    CHECK(batch.body.find(key_property + first) != std::string::npos);
+    CHECK(batch.body.find(key_property + second) != std::string::npos);
+}
+
+TEST_CASE("a route change that spreads a batch's keys over queues sends one request per queue, each key in order") {
+    FakeBroker a;
+    FakeBroker b;
+    auto guard = std::make_shared<std::mutex>();
+    auto route =
+        std::make_shared<std::string>(route_json(a.server->address(), b.server->address()));
+    auto name_server = switching_name_server(route, guard);
+    ProducerOptions options = fast_options(name_server->address());
+    options.route_refresh_interval = 0ms;  // every send asks the name server
+    Producer producer(options);
+    // 8 queues at first (4 + 4), then 6 (broker-b offers 2).
+    const auto [first, second] = keys_sharing_queue(8, 6);
+    REQUIRE(producer.send("alarms", "t", "warm-up", "{}", first).is_ok());
+    REQUIRE(producer.queue_for("alarms", first).value() ==
+            producer.queue_for("alarms", second).value());
+    {
+        std::lock_guard<std::mutex> lock(*guard);
+        *route = route_json(a.server->address(), b.server->address(), 4, 2);
+    }
+    auto receipt = producer.send_batch("alarms", interleaved(first, second), "");
+    REQUIRE(receipt.is_ok());
+    CHECK(receipt->requests == 2);
+    CHECK(receipt->message_ids.size() == 4);
+    std::vector<RemotingCommand> batches;
+    for (FakeBroker* broker : {&a, &b}) {
+        std::lock_guard<std::mutex> lock(broker->mutex);
+        for (const RemotingCommand& request : broker->received) {
+            if (request.code == 320) batches.push_back(request);
+        }
+    }
+    REQUIRE(batches.size() == 2);
+    const std::vector<std::string> all{first + "#1", second + "#1", first + "#2", second + "#2"};
+    std::vector<std::vector<std::string>> carried;
+    for (const RemotingCommand& batch : batches) carried.push_back(bodies_in(batch, all));
+    std::sort(carried.begin(), carried.end());
+    std::vector<std::vector<std::string>> expected{{first + "#1", first + "#2"},
+                                                   {second + "#1", second + "#2"}};
+    std::sort(expected.begin(), expected.end());
+    CHECK(carried == expected);
+    CHECK(producer.counters().sent_ok == 1 + 4);
+}
+
+TEST_CASE("a batch retry that avoids a broker carries the keys that pick its queue; the rest go on alone") {
+    // broker-a offers 4 queues, broker-b 3: both keys on one queue of
+    // broker-a among all 7, apart among broker-b's 3.
+    struct {
+        FakeBroker a;
+        FakeBroker b;
+    } cluster;
+    auto name_server = fake_name_server(route_json(cluster.a.server->address(),
+                                                   cluster.b.server->address(), 4, 3));
+    const auto [first, second] = keys_sharing_queue(7, 3, 4);
+    Producer producer(fast_options(name_server->address()));
+    REQUIRE(producer.send("alarms", "t", "warm-up", "{}", "other").is_ok());
+    const std::size_t warm_a = cluster.a.count();
+    const std::size_t warm_b = cluster.b.count();
+    cluster.a.codes = {2};  // SYSTEM_BUSY: the retry avoids broker-a
+    auto receipt = producer.send_batch("alarms", interleaved(first, second), "");
+    REQUIRE(receipt.is_ok());
+    CHECK(receipt->requests == 2);
+    const std::vector<std::string> all{first + "#1", second + "#1", first + "#2", second + "#2"};
+    // broker-a: the whole batch, refused; then `second`'s own request, whose
+    // first attempt goes to its queue as a send of it alone would.
+    REQUIRE(cluster.a.count() == warm_a + 2);
+    CHECK(bodies_in(cluster.a.received[warm_a], all) == all);
+    CHECK(bodies_in(cluster.a.received[warm_a + 1], all) ==
+          std::vector<std::string>{second + "#1", second + "#2"});
+    CHECK(cluster.a.received[warm_a + 1].ext_fields.at("e") ==
+          cluster.a.received[warm_a].ext_fields.at("e"));
+    // broker-b: the retry, with only `first`, on the queue its key picks there.
+    REQUIRE(cluster.b.count() == warm_b + 1);
+    const RemotingCommand& retry = cluster.b.received[warm_b];
+    CHECK(bodies_in(retry, all) == std::vector<std::string>{first + "#1", first + "#2"});
+    CHECK(retry.ext_fields.at("e") == std::to_string(select_queue_index(first, 3)));
+    CHECK(producer.counters().sent_ok == 1 + 4);
 }
