@@ -44,16 +44,18 @@ void BatchGrouper::forget_devices(const Batch& batch) {
 
 void BatchGrouper::add(std::uint16_t packet_id, ReadyMessage ready, TimePoint now) {
     const std::size_t bytes = batch_bytes(ready.out);
-    auto open = open_.find(key_for(ready));
+    Key key = key_for(ready);
+    auto open = open_.find(key);
     // Invariant 2: a message that would overfill the open batch closes it.
     // Keyed again after that: a closed batch no longer holds the device to
     // its group, so it may join its queue's (at most two rounds).
     while (open != open_.end() && open->second.bytes + bytes > max_bytes_) {
         close(open);
-        open = open_.find(key_for(ready));
+        key = key_for(ready);
+        open = open_.find(key);
     }
     if (open == open_.end()) {
-        open = open_.emplace(key_for(ready), Batch{}).first;
+        open = open_.emplace(std::move(key), Batch{}).first;
         open->second.oldest = now;
     }
     Batch& batch = open->second;
