@@ -66,14 +66,27 @@ long long redelivered_dropped(const std::string& log) {
     return total;
 }
 
+// The bridge's configuration for a Chain. A fault point counts sends, and
+// one batch is one send: an armed bridge sends at most 4 messages at a time
+// so that its Nth send comes within a test's few dozen alarms, however
+// fast the alarms arrive.
+nlohmann::json chain_bridge_config(const std::string& mqtt_uri, const std::string& name,
+                                   const std::string& topic, const std::string& status_path,
+                                   bool armed) {
+    nlohmann::json config =
+        bridge_config(mqtt_uri, "bridge-" + name, topic, topic + "_q", status_path);
+    if (armed) config["batch"] = {{"max_messages", 4}};
+    return config;
+}
+
 // The chain up to RocketMQ for one test: mosquitto, a topic of its own, and
 // the bridge between them (armed with OUTPOST_FAULT=`bridge_fault` if given).
 struct Chain {
     explicit Chain(const std::string& name, const char* bridge_fault = nullptr)
         : topic("it_consumer_" + name),
           bridge(dir, "bridge",
-                 bridge_config(broker.uri(), "bridge-" + name, topic, topic + "_q",
-                               dir.file("status.json"))) {
+                 chain_bridge_config(broker.uri(), name, topic, dir.file("status.json"),
+                                     bridge_fault != nullptr)) {
         require_consumer_built();
         create_rocketmq_topic(topic, 4);
         if (bridge_fault != nullptr) ::setenv("OUTPOST_FAULT", bridge_fault, 1);
