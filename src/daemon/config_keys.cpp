@@ -49,6 +49,11 @@ ConfigKeys daemon_config_keys(const DaemonConfig& shown) {
         config_key("database.max_batch", T::kInteger, store.max_batch, "requests",
                    "Group commit: at most this many write requests share one transaction and one "
                    "fsync. 1 to 100000."),
+        config_key("database.commit_wait_us", T::kInteger, store.commit_wait.count(), "us",
+                   "Group commit: how long a transaction that follows another at once may wait "
+                   "for the connections that wrote in the last few transactions (fewer flushes "
+                   "and bytes on flash when several record in a loop). A lone caller never "
+                   "waits. 0 (off) to 100000."),
         config_key(
             "database.max_event_bytes", T::kInteger, store.max_event_bytes, "bytes",
             "The largest envelope the store accepts; bigger ones are refused before anything "

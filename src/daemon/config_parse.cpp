@@ -34,6 +34,9 @@ void read_database(JsonObjectReader& in, DaemonConfig& config) {
     store.sent_retention = std::chrono::seconds(retention_s);
     in.read_integer("purge_batch_rows", store.purge_batch_rows, 1, 100000);
     in.read_integer("max_batch", store.max_batch, 1, 100000);
+    int64_t commit_wait_us = store.commit_wait.count();
+    in.read_integer("commit_wait_us", commit_wait_us, 0, 100000);
+    store.commit_wait = std::chrono::microseconds(commit_wait_us);
     in.read_integer("max_event_bytes", store.max_event_bytes, 256, 16 * 1024 * 1024);
     read_ms(in, "busy_timeout_ms", store.busy_timeout, 0, 600000);
     std::string policy = "refuse";

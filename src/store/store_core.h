@@ -13,12 +13,14 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
 #include "outpost/status.h"
 #include "outpost/store.h"
 #include "outpost/store_options.h"
+#include "store/commit_wait.h"
 #include "store/outbox_summary.h"
 #include "store/sqlite_db.h"
 #include "store/wake_signal.h"
@@ -100,6 +102,8 @@ struct WriteOp {
     // into the page limit's headroom (store_open.cpp).
     bool refused_when_full = true;
     Durability durability = Durability::kSynced;
+    // Set by submit: the thread that waits for this op (CommitWait, I10).
+    std::thread::id caller;
     // Set by the writer.
     Status status;
     // Posted once by a leader: kDone after the batch holding this op
@@ -225,6 +229,9 @@ private:
     // are queued, up to kMaxBatchesPerLeader, then the lead goes to the op at
     // the front. Called and returns with `lock` (queue_mutex_) held.
     void lead(std::unique_lock<std::mutex>& lock, WriteOp& own);
+    // I10: before a batch, waits (at most options_.commit_wait, releasing
+    // `lock` meanwhile) for the synced ops of callers that wrote recently.
+    void wait_for_callers(std::unique_lock<std::mutex>& lock);
     void write_batch(const std::vector<WriteOp*>& batch, bool* committed);
     Status apply_op(WriteOp& op, BatchContext& context);
     Status make_room(uint64_t growth, int64_t uptime_ms, OutboxChange& change);
@@ -253,6 +260,9 @@ private:
     std::deque<WriteOp*> queue_;          // guarded by queue_mutex_
     bool closed_ = false;                 // guarded by queue_mutex_
     std::condition_variable drained_cv_;  // close() waits on it for an empty queue
+    CommitWait commit_wait_;              // guarded by queue_mutex_ (I10)
+    bool leader_waiting_ = false;         // guarded by queue_mutex_
+    std::condition_variable arrivals_cv_;  // a waiting leader's: an op was queued
 
     // Owned by the batch leader: only the one leader (I2) touches these.
     Db db_;

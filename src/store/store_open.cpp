@@ -106,7 +106,8 @@ StoreCore::StoreCore(std::string path, const StoreOptions& options)
     : path_(std::move(path)),
       options_(options),
       clock_(options.clock ? options.clock : &system_clock()),
-      boot_id_(clock_->boot_id()) {}
+      boot_id_(clock_->boot_id()),
+      commit_wait_(options.commit_wait) {}
 
 StoreCore::~StoreCore() {
     close().ignore_error("a destructor has no one to tell; Store::close() reports the outcome");

@@ -82,10 +82,20 @@
 //      a flush, per commit. journal_size_limit (4 MiB) is above that size,
 //      so SQLite keeps it; it deletes the file when the last connection
 //      closes.
+//  I10. Commit wait. Before taking a batch, a leader may wait, at most
+//      StoreOptions::commit_wait, for the synced ops of the callers that
+//      wrote in the last few batches (commit_wait.h says when). It waits
+//      only with its own op queued and the lock released, so while it waits
+//      ops only join the queue; the batch it then takes is still the front
+//      of the queue in order (I2), and no op is reported before its own
+//      batch commits (I1). The wait changes which ops share a transaction,
+//      never what a commit promises. close() ends a wait at once.
 #include <algorithm>
 #include <cassert>
 #include <cstddef>
 #include <exception>
+#include <mutex>
+#include <thread>
 #include <utility>
 
 #include "common/fault_point.h"
@@ -135,11 +145,13 @@ int64_t StoreCore::committed_seq(const std::string& device_id) const {
 Status StoreCore::submit(WriteOp& op) {
     std::unique_lock<std::mutex> lock(queue_mutex_);
     if (closed_) return Status::error(StatusCode::kClosed, "store " + path_ + " is closed");
+    op.caller = std::this_thread::get_id();
     try {
         queue_.push_back(&op);
     } catch (const std::bad_alloc&) {
         return out_of_memory_;  // nothing was queued
     }
+    if (leader_waiting_) arrivals_cv_.notify_one();  // I10
     if (queue_.size() > 1) {
         // I2: a leader exists. It wakes this caller once: when the batch
         // holding op is done, or to hand it the lead (op is then at the front).
@@ -155,6 +167,7 @@ void StoreCore::lead(std::unique_lock<std::mutex>& lock, WriteOp& own) {
     assert(queue_.front() == &own);  // I2: a lead starts at the front
     std::vector<WriteOp*> batch;
     for (unsigned led = 1;; ++led) {
+        wait_for_callers(lock);  // I10
         // The ops from the front, in order (own is in the first batch).
         // I7: from here on nothing throws until exactly these ops are done.
         const size_t taken = std::min<size_t>(queue_.size(), options_.max_batch);
@@ -167,6 +180,7 @@ void StoreCore::lead(std::unique_lock<std::mutex>& lock, WriteOp& own) {
         lock.unlock();
         if (ran) run_batch(batch);
         lock.lock();
+        if (ran) commit_wait_.batch_done(batch, CommitWait::Clock::now());
         for (size_t i = 0; i < taken; ++i) {
             WriteOp* finished = queue_.front();
             assert(!ran || finished == batch[i]);
@@ -197,6 +211,19 @@ void StoreCore::lead(std::unique_lock<std::mutex>& lock, WriteOp& own) {
         if (!queued || next_leader != nullptr) return;
         lock.lock();
     }
+}
+
+void StoreCore::wait_for_callers(std::unique_lock<std::mutex>& lock) {
+    const size_t max_batch = options_.max_batch;
+    const auto now = CommitWait::Clock::now();
+    const size_t target = commit_wait_.target(queue_, max_batch, now);
+    if (target == 0) return;
+    leader_waiting_ = true;
+    const bool arrived = arrivals_cv_.wait_until(lock, commit_wait_.deadline(now), [&] {
+        return closed_ || CommitWait::synced_ops(queue_, max_batch) >= target;
+    });
+    leader_waiting_ = false;
+    if (!arrived) commit_wait_.forget_absent(queue_);
 }
 
 size_t StoreCore::queued_ops() const {
@@ -399,6 +426,7 @@ Status StoreCore::apply_op(WriteOp& op, BatchContext& context) {
 Status StoreCore::close() {
     std::unique_lock<std::mutex> lock(queue_mutex_);
     closed_ = true;  // no op joins the queue from now on
+    arrivals_cv_.notify_all();  // I10: a waiting leader starts at once
     drained_cv_.wait(lock, [&] { return queue_.empty(); });
     {
         // Before the writer: the last connection to close checkpoints and

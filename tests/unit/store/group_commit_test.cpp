@@ -18,6 +18,7 @@
 #include "store/store_internal.h"
 #include "store/store_core.h"
 #include "store_fixture.h"
+#include "writer_hold.h"
 #include "temp_dir.h"
 
 using namespace outpost;
@@ -25,77 +26,11 @@ using namespace outpost::testing;
 
 namespace {
 
-// A one-shot gate a thread waits on until the test opens it.
-class Gate final {
-  public:
-    void open() {
-        std::lock_guard<std::mutex> lock(mutex_);
-        open_ = true;
-        cv_.notify_all();
-    }
-    // False if the gate stayed shut for 30 s (the test then fails, not hangs).
-    bool wait() {
-        std::unique_lock<std::mutex> lock(mutex_);
-        return cv_.wait_for(lock, std::chrono::seconds(30), [&] { return open_; });
-    }
-
-  private:
-    std::mutex mutex_;
-    std::condition_variable cv_;
-    bool open_ = false;
-};
-
 std::unique_ptr<store::StoreCore> open_core(const std::string& path, const StoreOptions& options) {
     auto core = store::StoreCore::open(path, options);
     if (!core) throw std::runtime_error("open " + path + ": " + core.status().to_string());
     return std::move(*core);
 }
-
-// Waits until `count` ops are in the core's queue (with a deadline).
-bool wait_for_queue(store::StoreCore& core, size_t count) {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-    while (core.queued_ops() != count) {
-        if (std::chrono::steady_clock::now() > deadline) return false;
-        std::this_thread::yield();
-    }
-    return true;
-}
-
-// Occupies the writer: one op that leads a batch of its own and waits inside
-// the open transaction until released, so that ops submitted meanwhile queue
-// behind it and form the next batch together.
-class WriterHold final {
-  public:
-    explicit WriterHold(store::StoreCore& core)
-        : thread_([this, &core] {
-              store::WriteOp op;
-              op.isolated = true;
-              op.apply = [this](store::BatchContext&) {
-                  entered_.open();
-                  return release_.wait() ? Status::ok()
-                                         : Status::error(StatusCode::kTimeout, "never released");
-              };
-              status_ = core.submit(op);
-          }) {
-        entered_.wait();
-    }
-    ~WriterHold() {
-        release_.open();
-        if (thread_.joinable()) thread_.join();
-    }
-    // Lets the held batch commit; returns its status.
-    Status release() {
-        release_.open();
-        if (thread_.joinable()) thread_.join();
-        return status_;
-    }
-
-  private:
-    Gate entered_;
-    Gate release_;
-    Status status_;
-    std::thread thread_;
-};
 
 // One queued writer: an alarm (the record_alarm path) or, when `throws` is
 // set, an isolated op that enqueues an event and then throws, as a
