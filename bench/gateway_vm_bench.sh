@@ -9,7 +9,7 @@
 #
 #   bench/gateway_vm_bench.sh [--build DIR] [--vm DIR] [--alarms N] [--connections K]
 #                             [--rate R] [--retention S|default] [--rounds N] [--no-host] [--no-anchor]
-#                             [--mark-delay-ms MS] [--mount-options OPTS]
+#                             [--mark-delay-ms MS] [--commit-wait-us US] [--mount-options OPTS]
 #
 #   --rate R        alarms per second over all connections, evenly spaced
 #                   (default 0: as fast as outpostd answers). A gateway's
@@ -21,6 +21,7 @@
 #   --no-host       skip the host comparison
 #   --no-anchor     skip the naive SQLite anchor (below)
 #   --mark-delay-ms MS  outpostd's publisher.mark_delay_ms (default: its own)
+#   --commit-wait-us US outpostd's database.commit_wait_us (default: its own)
 #   --mount-options OPTS  the data disk's ext4 mount options, for outpostd and
 #                   the anchor alike (default noatime,lazytime, what
 #                   docs/operations/gateway.md recommends)
@@ -48,7 +49,7 @@ set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
-build=build vm=build-gateway-vm alarms=500 connections=4 rate=0 retention=0 rounds=1 host=1 anchor=1 mark_delay=() mount=()
+build=build vm=build-gateway-vm alarms=500 connections=4 rate=0 retention=0 rounds=1 host=1 anchor=1 mark_delay=() commit_wait=() mount=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --build) build=$2; shift 2 ;;
@@ -61,6 +62,7 @@ while [ $# -gt 0 ]; do
     --no-host) host=0; shift ;;
     --no-anchor) anchor=0; shift ;;
     --mark-delay-ms) mark_delay=(--mark-delay-ms "$2"); shift 2 ;;
+    --commit-wait-us) commit_wait=(--commit-wait-us "$2"); shift 2 ;;
     --mount-options) mount=(--mount-options "$2"); shift 2 ;;
     -h|--help) sed -n '2,42p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "gateway_vm_bench: unknown option '$1' (try --help)" >&2; exit 2 ;;
@@ -83,7 +85,7 @@ for ((round = 1; round <= rounds; round++)); do
   round_status=0
   round_json=$("$torture" --mode vm-run --vm "$vm" --alarms-per-run "$alarms" \
     --workers "$connections" --alarm-rate "$rate" --sent-retention "$retention" \
-    "${mark_delay[@]}" "${mount[@]}") ||
+    "${mark_delay[@]}" "${commit_wait[@]}" "${mount[@]}") ||
     round_status=$?
   case "$round_json" in
     "{"*) ;;

@@ -95,6 +95,8 @@ Usage: outpost-torture --mode powercut|kill|e2e|vm|vm-run [options]
                     "default" for outpostd's own (0)
   --mark-delay-ms MS  vm-run: outpostd's publisher.mark_delay_ms (default:
                     outpostd's own)
+  --commit-wait-us US  vm-run: outpostd's database.commit_wait_us (default:
+                    outpostd's own)
   --mount-options O   vm, vm-run: ext4 mount options of the gateway's data
                     disk (vm-run: noatime,lazytime, what
                     docs/operations/gateway.md tells operators to use; vm:
@@ -241,6 +243,12 @@ std::optional<CampaignOptions> parse_options(int argc, char** argv, std::string*
                 return std::nullopt;
             }
             options.mark_delay_ms = static_cast<int>(number);
+        } else if (arg == "--commit-wait-us") {
+            if (!need_number(0) || number > 100000) {
+                *message = "--commit-wait-us needs a number from 0 to 100000";
+                return std::nullopt;
+            }
+            options.commit_wait_us = static_cast<int>(number);
         } else if (arg == "--mount-options") {
             if (!need_text(&options.mount_options)) return std::nullopt;
             // One word of the kernel command line, read by the VM's /init.

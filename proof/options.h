@@ -45,6 +45,7 @@ struct CampaignOptions {
     double alarm_rate = 0;           // vm-run: alarms per second (0: as fast as answered)
     std::string sent_retention = "0";  // vm-run: outpostd's SENT retention (s, or "default")
     int mark_delay_ms = -1;  // vm-run: outpostd's publisher.mark_delay_ms (-1: its default)
+    int commit_wait_us = -1;  // vm-run: outpostd's database.commit_wait_us (-1: its default)
     // vm, vm-run: the data disk's ext4 mount options; empty: the mode's own
     // (vm-run: noatime,lazytime as docs/operations/gateway.md recommends;
     // vm: noatime, see proof/vm/campaign.cpp)

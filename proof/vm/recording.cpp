@@ -192,6 +192,9 @@ std::unique_ptr<Recording> record(const VmImages& images, const RecordingPlan& p
     if (plan.mark_delay_ms >= 0) {
         boot.kernel_args.push_back("outpost.mark_delay_ms=" + std::to_string(plan.mark_delay_ms));
     }
+    if (plan.commit_wait_us >= 0) {
+        boot.kernel_args.push_back("outpost.commit_wait_us=" + std::to_string(plan.commit_wait_us));
+    }
     boot.disks = {{recording->disk_image, "data", log_path}};
     boot.network = true;
     if (!boot_and_read(boot, dir, log_path, *recording, error)) return nullptr;

@@ -126,6 +126,7 @@ int vm_run(const CampaignOptions& options) {
     plan.retention = options.sent_retention;
     plan.shipped_settings = true;  // flash figures: outpostd as a gateway runs it
     plan.mark_delay_ms = options.mark_delay_ms;
+    plan.commit_wait_us = options.commit_wait_us;
     plan.mount_options = options.mount_options.empty() ? "noatime,lazytime" : options.mount_options;
     auto recording = plan.naive.empty()
                          ? record(*images, plan, *observer, scratch + "/recording", &error)
@@ -184,6 +185,8 @@ int vm_run(const CampaignOptions& options) {
         {"mount_options", plan.mount_options},
         {"mark_delay_ms", options.mark_delay_ms >= 0 ? nlohmann::json(options.mark_delay_ms)
                                                      : nlohmann::json("default")},
+        {"commit_wait_us", options.commit_wait_us >= 0 ? nlohmann::json(options.commit_wait_us)
+                                                       : nlohmann::json("default")},
         // The store's own counters: its transactions, and the pages each wrote.
         {"transactions_per_alarm", per_alarm(number("commits"))},
         {"pages_per_transaction",
