@@ -45,14 +45,17 @@ struct StoreOptions {
     // Group commit: at most this many requests share one transaction.
     uint32_t max_batch = 256;
 
-    // Group commit: how long a transaction may wait, right after the one
-    // before it, for the callers that wrote in the last few transactions
-    // and are about to write again (several threads or connections
+    // Group commit: how long a transaction may wait, right after one that
+    // several callers shared, for the callers that wrote in the last few
+    // transactions and are about to write again (threads or connections
     // recording in a loop). Fewer, fuller transactions mean fewer flushes
-    // and fewer bytes written to flash per alarm. A lone caller, or one
-    // whose write does not follow another transaction closely, never
-    // waits. Durability is the same either way; 0 turns the wait off.
-    std::chrono::microseconds commit_wait = std::chrono::milliseconds(2);
+    // and fewer bytes written to flash per alarm. The wait ends as soon as
+    // they are back, and never lasts longer than four of the disk's recent
+    // commits; it runs to its end only for a caller that stopped writing,
+    // which is then no longer waited for. A lone caller, or callers each at
+    // their own pace, never wait. Durability is the same either way; 0
+    // turns the wait off.
+    std::chrono::microseconds commit_wait = std::chrono::milliseconds(20);
 
     // Largest accepted envelope (JSON) in bytes; bigger events are refused
     // with kInvalidArgument before anything is written.

@@ -50,9 +50,10 @@ ConfigKeys daemon_config_keys(const DaemonConfig& shown) {
                    "Group commit: at most this many write requests share one transaction and one "
                    "fsync. 1 to 100000."),
         config_key("database.commit_wait_us", T::kInteger, store.commit_wait.count(), "us",
-                   "Group commit: how long a transaction that follows another at once may wait "
-                   "for the connections that wrote in the last few transactions (fewer flushes "
-                   "and bytes on flash when several record in a loop). A lone caller never "
+                   "Group commit: how long a transaction that follows a shared one at once may "
+                   "wait for the connections that wrote in the last few transactions (fewer "
+                   "flushes and bytes on flash when several record in a loop); it ends as soon "
+                   "as they are back and lasts at most four recent commits. A lone caller never "
                    "waits. 0 (off) to 100000."),
         config_key(
             "database.max_event_bytes", T::kInteger, store.max_event_bytes, "bytes",

@@ -24,7 +24,9 @@ std::size_t CommitWait::synced_ops(const std::deque<WriteOp*>& queue,
 
 std::size_t CommitWait::target(const std::deque<WriteOp*>& queue, std::size_t max_batch,
                                Clock::time_point now) const noexcept {
-    if (wait_.count() <= 0 || recent_.empty() || now - last_batch_end_ >= wait_) return 0;
+    if (bound().count() <= 0 || last_batch_callers_ < 2 || now - last_batch_end_ >= bound()) {
+        return 0;
+    }
     try {
         return expected_callers(queue, max_batch);
     } catch (const std::bad_alloc&) {
@@ -58,8 +60,9 @@ std::size_t CommitWait::expected_callers(const std::deque<WriteOp*>& queue,
     return std::min(callers.size(), max_batch);
 }
 
-void CommitWait::batch_done(const std::vector<WriteOp*>& batch, Clock::time_point now) noexcept {
-    last_batch_end_ = now;
+void CommitWait::batch_done(const std::vector<WriteOp*>& batch, Clock::time_point start,
+                            Clock::time_point end) noexcept {
+    last_batch_end_ = end;
     if (wait_.count() <= 0) return;
     try {
         std::vector<std::thread::id> callers;
@@ -67,10 +70,13 @@ void CommitWait::batch_done(const std::vector<WriteOp*>& batch, Clock::time_poin
             if (op->durability == Durability::kSynced) add_unique(callers, op->caller);
         }
         if (callers.empty()) return;  // a lazy batch says nothing about who writes
+        last_batch_callers_ = callers.size();
+        last_commit_ = std::chrono::duration_cast<std::chrono::microseconds>(end - start);
         recent_.push_back(std::move(callers));
         if (recent_.size() > kRememberedBatches) recent_.pop_front();
     } catch (const std::bad_alloc&) {
         recent_.clear();  // forgetting only costs a few unshared transactions
+        last_batch_callers_ = 0;
     }
 }
 

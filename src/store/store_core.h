@@ -262,6 +262,7 @@ private:
     std::condition_variable drained_cv_;  // close() waits on it for an empty queue
     CommitWait commit_wait_;              // guarded by queue_mutex_ (I10)
     bool leader_waiting_ = false;         // guarded by queue_mutex_
+    size_t wait_target_ = 0;              // guarded by queue_mutex_: synced ops it waits for
     std::condition_variable arrivals_cv_;  // a waiting leader's: an op was queued
 
     // Owned by the batch leader: only the one leader (I2) touches these.

@@ -151,7 +151,11 @@ Status StoreCore::submit(WriteOp& op) {
     } catch (const std::bad_alloc&) {
         return out_of_memory_;  // nothing was queued
     }
-    if (leader_waiting_) arrivals_cv_.notify_one();  // I10
+    // I10: a waiting leader is woken once, when its batch is complete.
+    if (leader_waiting_ && op.durability == Durability::kSynced &&
+        CommitWait::synced_ops(queue_, options_.max_batch) == wait_target_) {
+        arrivals_cv_.notify_one();
+    }
     if (queue_.size() > 1) {
         // I2: a leader exists. It wakes this caller once: when the batch
         // holding op is done, or to hand it the lead (op is then at the front).
@@ -178,9 +182,10 @@ void StoreCore::lead(std::unique_lock<std::mutex>& lock, WriteOp& own) {
         }
         const bool ran = batch.size() == taken;
         lock.unlock();
+        const auto batch_start = CommitWait::Clock::now();
         if (ran) run_batch(batch);
         lock.lock();
-        if (ran) commit_wait_.batch_done(batch, CommitWait::Clock::now());
+        if (ran) commit_wait_.batch_done(batch, batch_start, CommitWait::Clock::now());
         for (size_t i = 0; i < taken; ++i) {
             WriteOp* finished = queue_.front();
             assert(!ran || finished == batch[i]);
@@ -219,6 +224,7 @@ void StoreCore::wait_for_callers(std::unique_lock<std::mutex>& lock) {
     const size_t target = commit_wait_.target(queue_, max_batch, now);
     if (target == 0) return;
     leader_waiting_ = true;
+    wait_target_ = target;
     const bool arrived = arrivals_cv_.wait_until(lock, commit_wait_.deadline(now), [&] {
         return closed_ || CommitWait::synced_ops(queue_, max_batch) >= target;
     });

@@ -1,6 +1,9 @@
 // The group commit's wait (StoreOptions::commit_wait): callers that record
-// in a loop end up sharing transactions however fast each commit returns; a
-// lone caller never waits; close() ends a wait at once.
+// in a loop end up sharing transactions; a lone caller never waits; close()
+// ends a wait. A wait lasts at most as long as the last synced commit took,
+// so the stores here sit on a slow-syncing disk (the power-cut simulator's
+// sync delay, no cuts): each sync takes long enough that the callers are
+// back within it, however busy the machine.
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <condition_variable>
@@ -12,6 +15,7 @@
 #include <vector>
 
 #include "outpost/store.h"
+#include "proof/powercut_vfs.h"
 #include "raw_sqlite.h"
 #include "store/store_core.h"
 #include "store/store_internal.h"
@@ -23,6 +27,17 @@ using namespace outpost;
 using namespace outpost::testing;
 
 namespace {
+
+// A disk whose every sync takes `delay` (and really syncs).
+std::unique_ptr<PowercutVfs> slow_disk(const std::string& name, std::chrono::milliseconds delay) {
+    PowercutOptions options;
+    options.simulate_cuts = false;
+    options.sync_delay = delay;
+    std::string error;
+    auto vfs = PowercutVfs::create(name, options, &error);
+    if (!vfs) throw std::runtime_error("slow disk VFS: " + error);
+    return vfs;
+}
 
 uint64_t commits(Store& store) {
     auto stats = store.stats();
@@ -88,18 +103,17 @@ private:
 
 }  // namespace
 
-TEST_CASE("threads recording in a loop come to share each transaction, however fast it commits") {
+TEST_CASE("threads recording in a loop come to share each transaction") {
     TempDir dir;
     const std::string path = dir.file("o.db");
+    const auto vfs = slow_disk("commit-wait-loop", std::chrono::milliseconds(100));
     StoreOptions options = test_options();
-    // Long enough that only the callers' arrival ends a wait (but the last
-    // one, for a thread that has finished): the outcome does not depend on
-    // how busy the machine is.
-    options.commit_wait = std::chrono::seconds(2);
+    options.vfs_name = vfs->name();
+    options.commit_wait = std::chrono::hours(1);  // bounded by the 100 ms sync
     auto store = open_store(path, options);
     const uint64_t before = commits(*store);
     constexpr int kThreads = 4;
-    constexpr int kPerThread = 60;
+    constexpr int kPerThread = 30;
     std::mutex mutex;
     std::vector<std::string> failures;
     std::vector<std::thread> threads;
@@ -121,9 +135,9 @@ TEST_CASE("threads recording in a loop come to share each transaction, however f
     // Once every thread has written in two of the last four transactions,
     // each transaction waits for all four: about one per round, plus the
     // few before the threads are known, and one after the first thread
-    // finishes (waited for once, then forgotten).
-    // Without the wait, commits that return at once split the threads into
-    // smaller batches (several times as many transactions here).
+    // finishes (waited for once, then forgotten). Without the wait the
+    // threads split in two groups that commit in turn (one thread commits,
+    // the others queue during its sync and commit next): two per round.
     const uint64_t transactions = commits(*store) - before;
     INFO("transactions for " << kThreads * kPerThread << " alarms: " << transactions);
     CHECK(transactions <= kPerThread + 2 * kThreads);
@@ -144,8 +158,10 @@ TEST_CASE("a lone caller never waits for the commit wait, however long it is") {
 TEST_CASE("callers that wrote once are not waited for; those that keep writing are, until close") {
     TempDir dir;
     const std::string path = dir.file("o.db");
+    const auto vfs = slow_disk("commit-wait-callers", std::chrono::milliseconds(300));
     StoreOptions options = test_options();
-    options.commit_wait = std::chrono::hours(1);
+    options.vfs_name = vfs->name();
+    options.commit_wait = std::chrono::hours(1);  // bounded by the 300 ms sync
     auto store = open_store(path, options);
     store::StoreCore& core = store::core_of(*store);
     Recorder a(*store);
@@ -175,8 +191,8 @@ TEST_CASE("callers that wrote once are not waited for; those that keep writing a
     REQUIRE(a.all_done());
     REQUIRE(b.all_done());
     CHECK(commits(*store) == before + 1);
-    // a again waits for b, which is not asked: close() ends the wait, a's
-    // alarm commits and close returns.
+    // a again waits for b, which is not asked: close() ends the wait (or
+    // its bound does), a's alarm commits and close returns.
     a.ask();
     REQUIRE(wait_for_queue(core, 1));
     REQUIRE_OK(store->close());
