@@ -4,8 +4,8 @@
 // clock-tick resolution, 10 ms here) and the first line of /proc/stat (the
 // whole machine: busy and total ticks over all cores). Header-only; for the
 // benchmarks (bench/) and the fleet tooling (tests/support/fleet).
-#ifndef OUTPOST_BENCH_PROCESS_CPU_H
-#define OUTPOST_BENCH_PROCESS_CPU_H
+#ifndef OUTPOST_TESTS_PROCESS_CPU_H
+#define OUTPOST_TESTS_PROCESS_CPU_H
 
 #include <dirent.h>
 #include <sys/types.h>
@@ -89,4 +89,4 @@ inline MachineTicks machine_ticks() {
 
 }  // namespace outpost::bench
 
-#endif  // OUTPOST_BENCH_PROCESS_CPU_H
+#endif  // OUTPOST_TESTS_PROCESS_CPU_H

@@ -12,8 +12,8 @@
 // wildcards) or be longer than 64 characters: the rule outpostd applies to
 // gateway_id. A gateway identity must not end in "-telemetry", or gateway
 // "G-telemetry" could take gateway G's telemetry id.
-#ifndef OUTPOST_DEPLOY_MOSQUITTO_CLIENT_ID_RULES_H
-#define OUTPOST_DEPLOY_MOSQUITTO_CLIENT_ID_RULES_H
+#ifndef OUTPOST_DEPLOY_MOSQUITTO_PLUGIN_CLIENT_ID_RULES_H
+#define OUTPOST_DEPLOY_MOSQUITTO_PLUGIN_CLIENT_ID_RULES_H
 
 #include <string>
 
@@ -34,4 +34,4 @@ bool bridge_may_use(const std::string& username, const std::string& client_id);
 
 }  // namespace outpost::broker_plugin
 
-#endif  // OUTPOST_DEPLOY_MOSQUITTO_CLIENT_ID_RULES_H
+#endif  // OUTPOST_DEPLOY_MOSQUITTO_PLUGIN_CLIENT_ID_RULES_H

@@ -3,8 +3,8 @@
 // mosquitto, RocketMQ and outpost-bridge.
 //
 // Test scaffolding: failures throw or fail a REQUIRE.
-#ifndef OUTPOST_TESTS_RECEIPTS_HARNESS_H
-#define OUTPOST_TESTS_RECEIPTS_HARNESS_H
+#ifndef OUTPOST_TESTS_BRIDGE_RECEIPTS_HARNESS_H
+#define OUTPOST_TESTS_BRIDGE_RECEIPTS_HARNESS_H
 
 #include <functional>
 #include <memory>
@@ -107,4 +107,4 @@ inline nlohmann::json receipts_bridge_config(const Mosquitto& broker, const std:
 
 }  // namespace outpost::testing
 
-#endif  // OUTPOST_TESTS_RECEIPTS_HARNESS_H
+#endif  // OUTPOST_TESTS_BRIDGE_RECEIPTS_HARNESS_H

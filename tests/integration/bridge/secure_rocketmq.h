@@ -2,8 +2,8 @@
 // bridge configured from the instance's env file (ROCKETMQ_ACCESS_KEY,
 // ROCKETMQ_SECRET_FILE, ROCKETMQ_TLS_CA written by scripts/rocketmq.sh), a
 // name server address nothing listens on, and the wait for a refusal.
-#ifndef OUTPOST_TESTS_SECURE_ROCKETMQ_H
-#define OUTPOST_TESTS_SECURE_ROCKETMQ_H
+#ifndef OUTPOST_TESTS_BRIDGE_SECURE_ROCKETMQ_H
+#define OUTPOST_TESTS_BRIDGE_SECURE_ROCKETMQ_H
 
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -82,4 +82,4 @@ inline void forward_all_and_check(const Mosquitto& broker, const BridgeProcess& 
 
 }  // namespace outpost::testing
 
-#endif  // OUTPOST_TESTS_SECURE_ROCKETMQ_H
+#endif  // OUTPOST_TESTS_BRIDGE_SECURE_ROCKETMQ_H
