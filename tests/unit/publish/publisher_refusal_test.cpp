@@ -44,6 +44,13 @@ TEST_CASE("a publish the broker refuses backs off and moves to DEAD after max_at
         CHECK(attempts[i].at - attempts[i - 1].at >= 20ms);
     }
     CHECK(rig.broker.publishes_of(fine.event_id).size() == 1);
+    // The counters move on the publisher thread once it has the commits'
+    // results, a moment after the rows changed: wait for them, then check
+    // that each counted exactly once.
+    REQUIRE(eventually([&] {
+        const auto counted = rig.status();
+        return counted.sent >= 1 && counted.dead >= 1;
+    }));
     const auto status = rig.status();
     CHECK(status.refused == 3);
     CHECK(status.dead == 1);
@@ -74,6 +81,7 @@ TEST_CASE("a payload above the broker's Maximum Packet Size is a message-level f
     CHECK(rig.broker.publishes_of(big.event_id).empty());
     for (const auto& record : rig.broker.publishes()) CHECK(record.payload.size() < 700);
     CHECK(rig.broker.connects() == 1);
+    REQUIRE(eventually([&] { return rig.status().dead >= 1; }));  // counted after the commit
     CHECK(rig.status().dead == 1);
 }
 
