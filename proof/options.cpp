@@ -98,9 +98,8 @@ Usage: outpost-torture --mode powercut|kill|e2e|vm|vm-run [options]
   --commit-wait-us US  vm-run: outpostd's database.commit_wait_us (default:
                     outpostd's own)
   --mount-options O   vm, vm-run: ext4 mount options of the gateway's data
-                    disk (vm-run: noatime,lazytime, what
-                    docs/operations/gateway.md tells operators to use; vm:
-                    noatime)
+                    disk (default noatime,lazytime, what
+                    docs/operations/gateway.md tells operators to use)
   --naive MODE      vm-run: instead of outpostd, the flash anchor: a plain
                     SQLite program writing the same number of alarm rows,
                     one durable transaction each, with a rollback journal

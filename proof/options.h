@@ -46,9 +46,8 @@ struct CampaignOptions {
     std::string sent_retention = "0";  // vm-run: outpostd's SENT retention (s, or "default")
     int mark_delay_ms = -1;  // vm-run: outpostd's publisher.mark_delay_ms (-1: its default)
     int commit_wait_us = -1;  // vm-run: outpostd's database.commit_wait_us (-1: its default)
-    // vm, vm-run: the data disk's ext4 mount options; empty: the mode's own
-    // (vm-run: noatime,lazytime as docs/operations/gateway.md recommends;
-    // vm: noatime, see proof/vm/campaign.cpp)
+    // vm, vm-run: the data disk's ext4 mount options; empty: noatime,lazytime
+    // as docs/operations/gateway.md recommends (proof/vm/recording.h)
     std::string mount_options;
     std::string naive;  // vm-run: the flash anchor instead of outpostd ("rollback" or "wal")
 

@@ -24,6 +24,7 @@ struct VmTotals {
     uint64_t recordings = 0;
     uint64_t failed_recordings = 0;
     uint64_t journal_recoveries = 0;
+    uint64_t fsck_repairs = 0;
     uint64_t retried = 0;
     uint64_t flush_points = 0;
 
@@ -32,6 +33,7 @@ struct VmTotals {
                " failed_recordings=" + std::to_string(failed_recordings) +
                " flush_points=" + std::to_string(flush_points) +
                " journal_recoveries=" + std::to_string(journal_recoveries) +
+               " fsck_repairs=" + std::to_string(fsck_repairs) +
                " retried_calls=" + std::to_string(retried);
     }
 };
@@ -44,12 +46,14 @@ bool tally(const StateResult& result, const CampaignOptions& options, VmTotals& 
     totals.add_failures(result.report);
     totals.add_figures(result.report);
     if (result.journal_recovered) vm.journal_recoveries++;
+    if (result.fsck_repaired) vm.fsck_repairs++;
     vm.retried += result.retried;
     if (!result.problems.empty() && result.report.ok()) totals.integrity_failures++;
     const bool ok = result.problems.empty() && result.report.ok();
     if (options.verbose || !ok) {
-        std::printf("%s%s; %s%s\n", ok ? "" : "FAIL ", result.state.describe().c_str(),
+        std::printf("%s%s; %s%s%s\n", ok ? "" : "FAIL ", result.state.describe().c_str(),
                     result.report.summary().c_str(),
+                    result.fsck_repaired ? "; torn superblock repaired by e2fsck -y" : "",
                     result.journal_recovered ? "; journal recovered" : "");
     }
     if (!ok) {
@@ -72,11 +76,7 @@ bool one_recording(const CampaignOptions& options, const VmImages& images, MqttO
     plan.alarms = options.alarms_per_run;
     plan.connections = options.workers;
     plan.gateway_id = kGatewayId;
-    // noatime unless asked: with lazytime the crash states include ext4
-    // superblocks torn in the unmount's last write, which the kernel refuses
-    // to mount: a state of the file system, not of the store, that the
-    // check would count as a failure.
-    plan.mount_options = options.mount_options.empty() ? "noatime" : options.mount_options;
+    if (!options.mount_options.empty()) plan.mount_options = options.mount_options;
     const std::string dir = scratch + "/recording-" + std::to_string(run);
     std::string error;
     auto recording = record(images, plan, observer, dir, &error);

@@ -29,7 +29,11 @@
 
 namespace outpost::torture::vm {
 
-constexpr uint64_t kFsBytes = 64ull * 1024 * 1024;
+// Two block groups of ext4's default size at 4 KiB blocks (128 MiB, the
+// second one short), so that, as on a gateway's partition, a backup
+// superblock exists for e2fsck -y to repair a torn one from: one group,
+// which a smaller file system gets, has none.
+constexpr uint64_t kFsBytes = 136ull * 1024 * 1024;
 constexpr uint64_t kEvidenceBytes = 8ull * 1024 * 1024;
 constexpr uint64_t kDiskBytes = kFsBytes + kEvidenceBytes;
 constexpr size_t kRecordBytes = 512;

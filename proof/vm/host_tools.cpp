@@ -54,14 +54,33 @@ bool make_data_disk(const std::string& path, std::string* error) {
     return true;
 }
 
-std::string fsck_problems(const std::string& image, const std::string& log_path) {
-    const ToolRun run = run_tool({"e2fsck", "-f", "-n", image}, log_path, std::chrono::seconds(60));
-    if (run.exit_code == 0) return "";
+namespace {
+
+std::string one_line(const ToolRun& run, const std::string& what) {
     std::string report = run.error + run.output;
     for (char& c : report) {
         if (c == '\n') c = ' ';
     }
-    return "e2fsck -fn exit " + std::to_string(run.exit_code) + ": " + report;
+    return what + " exit " + std::to_string(run.exit_code) + ": " + report;
+}
+
+}  // namespace
+
+bool superblock_verifies(const std::string& image, const std::string& log_path) {
+    return run_tool({"dumpe2fs", "-h", image}, log_path, std::chrono::seconds(60)).exit_code == 0;
+}
+
+std::string fsck_repair(const std::string& image, const std::string& log_path) {
+    const ToolRun run = run_tool({"e2fsck", "-f", "-y", image}, log_path, std::chrono::seconds(120));
+    // 0: clean, 1: errors corrected, 2: corrected, reboot (moot for an image).
+    if (run.exit_code >= 0 && run.exit_code <= 2) return "";
+    return one_line(run, "e2fsck -fy");
+}
+
+std::string fsck_problems(const std::string& image, const std::string& log_path) {
+    const ToolRun run = run_tool({"e2fsck", "-f", "-n", image}, log_path, std::chrono::seconds(60));
+    if (run.exit_code == 0) return "";
+    return one_line(run, "e2fsck -fn");
 }
 
 bool copy_store_out(const std::string& image, const std::string& into, std::string* error) {

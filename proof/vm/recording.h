@@ -37,7 +37,8 @@ struct RecordingPlan {
     bool shipped_settings = false;
     int mark_delay_ms = -1;  // with shipped_settings: publisher.mark_delay_ms (-1: its default)
     int commit_wait_us = -1;  // with shipped_settings: database.commit_wait_us (-1: its default)
-    std::string mount_options = "noatime,lazytime";  // the data disk's ext4 mount options
+    // The data disk's ext4 mount options: docs/operations/gateway.md's advice.
+    std::string mount_options = "noatime,lazytime";
     // Not empty: instead of outpostd, the flash anchor (outpost-vm-guest
     // naive) in this journal mode, "rollback" or "wal", for `alarms` rows.
     std::string naive;

@@ -127,7 +127,7 @@ int vm_run(const CampaignOptions& options) {
     plan.shipped_settings = true;  // flash figures: outpostd as a gateway runs it
     plan.mark_delay_ms = options.mark_delay_ms;
     plan.commit_wait_us = options.commit_wait_us;
-    plan.mount_options = options.mount_options.empty() ? "noatime,lazytime" : options.mount_options;
+    if (!options.mount_options.empty()) plan.mount_options = options.mount_options;
     auto recording = plan.naive.empty()
                          ? record(*images, plan, *observer, scratch + "/recording", &error)
                          : record_naive(*images, plan, scratch + "/recording", &error);

@@ -2,7 +2,8 @@
 // state's disk (replayed from the recording's log, with the calls to retry
 // in its evidence region), boots one VM with them as virtio disks, and the
 // guest mounts each in turn with the real kernel and opens the store there
-// (guest/check.h). Then, on the host, for each state: e2fsck on what the
+// (guest/check.h); a state whose superblock a cut tore is first repaired with
+// e2fsck -y, as a gateway booting with fsck.repair=yes would. Then, on the host, for each state: e2fsck on what the
 // guest's kernel recovered, the store's files copied out, and the checker
 // (faults/checker.h) holding them against the evidence at the state's cut
 // plus the guest's own calls.
@@ -28,6 +29,7 @@ struct StateResult {
     // never reported. Each makes the state an integrity failure.
     std::vector<std::string> problems;
     bool journal_recovered = false;  // the kernel replayed ext4's journal
+    bool fsck_repaired = false;      // torn superblock: e2fsck -y ran before the mount
     uint64_t retried = 0;            // calls the guest retried
     std::string image;               // the state's disk image
 };
