@@ -129,9 +129,11 @@ for mode in "${modes[@]}"; do
     { echo "gateway_vm_bench: the naive $mode anchor failed" >&2; exit 1; }
   anchor_json+=("$(printf '%s\n' "$naive_json" | median_of_rounds)")
 done
-[ "$anchor" = 1 ] && vm_json=$(python3 -c '
+# JSON goes through stdin, one document a line: a round with many problems
+# can be longer than one command-line argument may be.
+[ "$anchor" = 1 ] && vm_json=$(printf '%s\n' "$vm_json" "${anchor_json[@]}" | python3 -c '
 import json, sys
-vm, rollback, wal = (json.loads(a) for a in sys.argv[1:4])
+vm, rollback, wal = (json.loads(line) for line in sys.stdin if line.strip())
 vm["anchor"] = {"naive_rollback": rollback, "naive_wal": wal}
 def over(key, anchor):
     return vm[key] / anchor[key] if anchor.get(key) else None
@@ -139,10 +141,11 @@ vm["block_bytes_over_naive_rollback"] = over("block_bytes_per_alarm", rollback)
 vm["block_bytes_over_naive_wal"] = over("block_bytes_per_alarm", wal)
 vm["flushes_over_naive_rollback"] = over("flushes_per_alarm", rollback)
 vm["flushes_over_naive_wal"] = over("flushes_per_alarm", wal)
-print(json.dumps(vm))' "$vm_json" "${anchor_json[@]}")
+print(json.dumps(vm))')
 
 if [ "$host" = 0 ]; then
-  python3 -c 'import json, sys; print(json.dumps({"vm": json.loads(sys.argv[1])}, indent=2))' "$vm_json"
+  printf '%s\n' "$vm_json" |
+    python3 -c 'import json, sys; print(json.dumps({"vm": json.load(sys.stdin)}, indent=2))'
   [ "$vm_status" = 0 ] || { echo "gateway_vm_bench: the VM run had problems (see vm.problems)" >&2; exit 1; }
   exit 0
 fi
@@ -187,9 +190,10 @@ bytes_written() { awk '/^write_bytes/ {print $2}' "/proc/$daemon/io"; }
   >/dev/null || { echo "gateway_vm_bench: host workload failed:" >&2; cat "$work/channel.txt" >&2; exit 1; }
 host_bytes=$(bytes_written)
 
-python3 - "$vm_json" "$work/channel.txt" "$host_bytes" "$alarms" "$connections" <<'PY'
+printf '%s\n' "$vm_json" > "$work/vm.json"
+python3 - "$work/vm.json" "$work/channel.txt" "$host_bytes" "$alarms" "$connections" <<'PY'
 import json, sys
-vm = json.loads(sys.argv[1])
+vm = json.load(open(sys.argv[1]))
 figures = {}
 for line in open(sys.argv[2]):
     parts = line.split()
