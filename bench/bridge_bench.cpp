@@ -39,7 +39,11 @@
 // pace for --paced-s seconds, and the bridge's forward latency (arrival
 // from MQTT to SEND_OK, linger included: its status forward_latency_ms)
 // p50/p99, against linger + 5 ms ("batch_added_p99_ms" in the last line,
-// and a "paced_latency" line of its own).
+// and a "paced_latency" line of its own), beside its parts: the wait from
+// arrival to the request's first attempt (wait_latency_ms, the bridge's
+// own: "batch_wait_p99_ms") and the send (send_latency_ms, the broker's
+// answer to a request). --paced-rate=R paces at R msg/s
+// instead, to compare bridges at the same load.
 //
 // CPU figures (process_cpu.h), per pair: `producer_cpu_us_per_msg` and
 // `bridge_cpu_us_per_msg` are CPU microseconds per message of each process
@@ -73,6 +77,7 @@
 // Usage: bridge_bench [--messages=4000] [--devices=64] [--rounds=3]
 //                     [--sessions=1,8] [--in-flight=32] [--delay-ms=0]
 //                     [--batch=64] [--linger-ms=5] [--paced-s=10]
+//                     [--paced-rate=0]
 #include <mqtt/async_client.h>
 
 #include <algorithm>
@@ -121,6 +126,7 @@ struct Args {
     std::vector<int> batches = {64};  // empty: no batched configuration
     int linger_ms = 5;
     int paced_s = 10;  // 0: no paced latency run
+    int paced_rate = 0;  // msg/s; 0: half the batched bridge's measured rate
 };
 
 // One configuration: S sessions (and S producer threads), F in flight; B > 1:
@@ -179,12 +185,14 @@ bool parse_args(int argc, char** argv, Args* args) {
                                  {"--rounds", &args->rounds},
                                  {"--delay-ms", &args->delay_ms},
                                  {"--linger-ms", &args->linger_ms},
-                                 {"--paced-s", &args->paced_s}},
+                                 {"--paced-s", &args->paced_s},
+                                 {"--paced-rate", &args->paced_rate}},
                                 0)) {
         std::fprintf(stderr,
                      "       [--sessions=1,8] [--in-flight=32] (lists, 1 to 64)\n"
                      "       [--batch=64] (list, 2 to 256; 0: no batched bridge)\n"
-                     "       [--paced-s=10] (seconds at half the batched rate; 0: none)\n");
+                     "       [--paced-s=10] (seconds at half the batched rate; 0: none)\n"
+                     "       [--paced-rate=0] (msg/s of that run; 0: half the batched rate)\n");
         return false;
     }
     args->messages = std::max(2, args->messages);
@@ -822,8 +830,10 @@ int main(int argc, char** argv) {
             }
         }
         nlohmann::json added_p99 = nullptr;
+        nlohmann::json wait_p99 = nullptr;
         if (args.paced_s > 0) {
-            const double rate = bench::median(batch->bridge_rates) / 2;
+            const double rate = args.paced_rate > 0 ? args.paced_rate
+                                                    : bench::median(batch->bridge_rates) / 2;
             const int count = std::max(100, static_cast<int>(rate * args.paced_s));
             const nlohmann::json status = measure_paced(
                 dir,
@@ -833,6 +843,7 @@ int main(int argc, char** argv) {
                 rate);
             if (status.is_null()) return 1;
             added_p99 = status["forward_latency_ms"]["p99"];
+            wait_p99 = status["wait_latency_ms"]["p99"];
             std::printf("%s\n", nlohmann::json{{"bench", "bridge"},
                                                {"scenario", "paced_latency"},
                                                {"batch", batch_size},
@@ -843,6 +854,8 @@ int main(int argc, char** argv) {
                                                {"forward_p99_ms", added_p99},
                                                {"send_p50_ms", status["send_latency_ms"]["p50"]},
                                                {"send_p99_ms", status["send_latency_ms"]["p99"]},
+                                               {"wait_p50_ms", status["wait_latency_ms"]["p50"]},
+                                               {"wait_p99_ms", status["wait_latency_ms"]["p99"]},
                                                {"batches", status["batches"]},
                                                {"batched", status["batched"]},
                                                {"target_p99_ms", args.linger_ms + 5},
@@ -873,6 +886,7 @@ int main(int argc, char** argv) {
                 {"java_cpu_us_per_msg", bench::median(batch->java_cpu_us)},
                 {"batch_added_p99_ms", added_p99},
                 {"batch_added_p99_target_ms", args.linger_ms + 5},
+                {"batch_wait_p99_ms", wait_p99},
                 {"load1_at_end", bench::load_average_1m()}}
                 .dump()
                 .c_str());

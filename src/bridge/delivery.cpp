@@ -185,8 +185,10 @@ void Delivery::forwarded(const ReadyMessage& ready, std::chrono::steady_clock::t
     const auto received = ready.message.received_at == std::chrono::steady_clock::time_point{}
                               ? started
                               : ready.message.received_at;
-    stats_.message_forwarded(std::chrono::duration_cast<std::chrono::microseconds>(now - started),
-                             std::chrono::duration_cast<std::chrono::microseconds>(now - received));
+    using std::chrono::microseconds;
+    stats_.message_forwarded(std::chrono::duration_cast<microseconds>(now - started),
+                             std::chrono::duration_cast<microseconds>(now - received),
+                             std::chrono::duration_cast<microseconds>(started - received));
     {
         std::lock_guard<std::mutex> lock(mutex_);
         recent_.insert(ready.gateway_id, ready.event_id);

@@ -52,11 +52,13 @@ void BridgeStats::message_received(bool redelivered) {
 }
 
 void BridgeStats::message_forwarded(std::chrono::microseconds send_latency,
-                                    std::chrono::microseconds forward_latency) {
+                                    std::chrono::microseconds forward_latency,
+                                    std::chrono::microseconds wait_latency) {
     std::lock_guard<std::mutex> lock(mutex_);
     ++forwarded_;
     latency_.record(send_latency);
     forward_latency_.record(forward_latency);
+    wait_latency_.record(wait_latency);
 }
 
 void BridgeStats::message_quarantined(QuarantineReason reason) {
@@ -146,6 +148,7 @@ BridgeFigures BridgeStats::figures() const {
     figures.retired_sessions = retired_;
     figures.send_latency = latency_;
     figures.forward_latency = forward_latency_;
+    figures.wait_latency = wait_latency_;
     figures.rocketmq_refused = refused_;
     return figures;
 }
@@ -187,6 +190,7 @@ std::string figures_json_line(const BridgeFigures& now) {
         {"held_ms_max", now.held_ms_max},
         {"send_latency_ms", percentiles(now.send_latency)},
         {"forward_latency_ms", percentiles(now.forward_latency)},
+        {"wait_latency_ms", percentiles(now.wait_latency)},
         {"mqtt_sessions", sessions}};
     if (!now.retired_sessions.empty()) {
         line["retired_sessions"] = retired_state_names(now.retired_sessions);

@@ -11,6 +11,7 @@
 //    "holding":false, "held_ms_max":1234,
 //    "send_latency_ms":{"count":118,"p50":1.7,"p99":9.5},
 //    "forward_latency_ms":{"count":118,"p50":2.1,"p99":11.3},
+//    "wait_latency_ms":{"count":118,"p50":0.4,"p99":1.8},
 //    "mqtt_sessions":{"outpost-bridge-1":true},
 //    "retired_sessions":{"outpost-bridge-2":"ended","outpost-bridge-3":"draining"},
 //    "receipts":{"ids_offered":110,"ids_sent":110,"ids_dropped":0,
@@ -108,6 +109,7 @@ struct BridgeFigures {
     std::map<std::string, RetiredState> retired_sessions;  // retired client id -> state
     LatencyHistogram send_latency;
     LatencyHistogram forward_latency;  // arrival from MQTT to SEND_OK
+    LatencyHistogram wait_latency;     // arrival from MQTT to the first send
     std::string rocketmq_refused;            // empty unless RocketMQ refused our identity
     std::optional<ReceiptFigures> receipts;  // only when receipts are on
     // Session processes (session_processes.h) only: received by a process
@@ -157,10 +159,13 @@ class BridgeStats final : public FiguresSource {
 
     void message_received(bool redelivered);
     // `send_latency`: the RocketMQ request that stored it (a batch's, for
-    // each of its messages); `forward_latency`: from its arrival from MQTT,
-    // so a batch's linger and the wait behind earlier requests count too.
+    // each of its messages), from its first attempt; `forward_latency`:
+    // from its arrival from MQTT, so a batch's linger and the wait behind
+    // earlier requests count too; `wait_latency`: from its arrival to the
+    // first attempt, the part before RocketMQ has it (forward = wait + send).
     void message_forwarded(std::chrono::microseconds send_latency,
-                           std::chrono::microseconds forward_latency);
+                           std::chrono::microseconds forward_latency,
+                           std::chrono::microseconds wait_latency);
     void message_quarantined(QuarantineReason reason);
     void duplicate_suppressed();
     void message_paced();
@@ -217,6 +222,7 @@ class BridgeStats final : public FiguresSource {
     std::uint64_t connects_ = 0;                        // guarded by mutex_
     LatencyHistogram latency_;                          // guarded by mutex_
     LatencyHistogram forward_latency_;                  // guarded by mutex_
+    LatencyHistogram wait_latency_;                     // guarded by mutex_
     std::function<ReceiptFigures()> receipt_source_;    // set before readers start
 };
 

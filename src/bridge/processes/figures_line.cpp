@@ -26,7 +26,10 @@ std::string format_figures_line(const BridgeFigures& figures) {
                              {"buckets", figures.send_latency.nonzero_buckets()}}},
                            {"forward_latency",
                             {{"sum_us", figures.forward_latency.sum_us()},
-                             {"buckets", figures.forward_latency.nonzero_buckets()}}}};
+                             {"buckets", figures.forward_latency.nonzero_buckets()}}},
+                           {"wait_latency",
+                            {{"sum_us", figures.wait_latency.sum_us()},
+                             {"buckets", figures.wait_latency.nonzero_buckets()}}}};
     if (!figures.retired_sessions.empty()) {
         line["retired"] = retired_state_names(figures.retired_sessions);
     }
@@ -68,6 +71,10 @@ std::optional<BridgeFigures> parse_figures_line(std::string_view line) {
         figures.forward_latency = LatencyHistogram::from_buckets(
             forward.at("buckets").get<std::vector<std::pair<int, std::uint64_t>>>(),
             forward.at("sum_us").get<std::uint64_t>());
+        const nlohmann::json& wait = in.at("wait_latency");
+        figures.wait_latency = LatencyHistogram::from_buckets(
+            wait.at("buckets").get<std::vector<std::pair<int, std::uint64_t>>>(),
+            wait.at("sum_us").get<std::uint64_t>());
         if (in.contains("retired")) {
             for (const auto& [client_id, name] :
                  in.at("retired").get<std::map<std::string, std::string>>()) {

@@ -32,6 +32,7 @@ void add_figures(BridgeFigures& to, const BridgeFigures& from) {
     }
     to.send_latency.merge(from.send_latency);
     to.forward_latency.merge(from.forward_latency);
+    to.wait_latency.merge(from.wait_latency);
     if (!from.rocketmq_refused.empty()) to.rocketmq_refused = from.rocketmq_refused;
     if (from.receipts) {
         ReceiptFigures& sum = to.receipts ? *to.receipts : to.receipts.emplace();

@@ -217,7 +217,7 @@ TEST_CASE("latency percentiles come from the forwarded sends") {
     CHECK(h.stats.to_json_line().find(R"("send_latency_ms":{"count":20,)") != std::string::npos);
 }
 
-TEST_CASE("the forward latency counts from the message's arrival, the send latency from its send") {
+TEST_CASE("the forward latency counts from the message's arrival, the send latency from its send, the wait between them") {
     Harness h;
     for (int i = 0; i < 5; ++i) {
         InboundMessage message = alarm("gw-1", "dev-1", i + 1, new_event_id());
@@ -231,6 +231,13 @@ TEST_CASE("the forward latency counts from the message's arrival, the send laten
     // waited before the send began.
     CHECK(figures.forward_latency.count_below(std::chrono::microseconds(131072)) == 0);
     CHECK(figures.forward_latency.sum_us() >= figures.send_latency.sum_us() + 5 * 200000);
+    // The wait is the part before the send: at least the 200 ms, and with
+    // the send it makes up the forward latency (each to the microsecond).
+    REQUIRE(figures.wait_latency.count() == 5);
+    CHECK(figures.wait_latency.count_below(std::chrono::microseconds(131072)) == 0);
+    const std::uint64_t parts = figures.wait_latency.sum_us() + figures.send_latency.sum_us();
+    CHECK(parts + 5 >= figures.forward_latency.sum_us());
+    CHECK(parts <= figures.forward_latency.sum_us() + 5);
 }
 
 TEST_CASE("an envelope with eventId three times is quarantined, never sent under any of them") {

@@ -30,6 +30,7 @@ BridgeFigures sample() {
     figures.send_latency.record(std::chrono::microseconds(300));
     figures.send_latency.record(std::chrono::microseconds(9000));
     figures.forward_latency.record(std::chrono::microseconds(20000));
+    figures.wait_latency.record(std::chrono::microseconds(6000));
     figures.receipts = ReceiptFigures{1, 2, 3, 4, 5, 6, 7, 8};
     return figures;
 }
@@ -65,6 +66,8 @@ TEST_CASE("a report line gives back every figure of the session process") {
     CHECK(out->send_latency.count_below(std::chrono::microseconds(16384)) == 2);
     CHECK(out->forward_latency.count() == 1);
     CHECK(out->forward_latency.sum_us() == 20000);
+    CHECK(out->wait_latency.count() == 1);
+    CHECK(out->wait_latency.sum_us() == 6000);
     REQUIRE(out->receipts.has_value());
     CHECK(out->receipts->ids_offered == 1);
     CHECK(out->receipts->ack_failed == 7);

@@ -39,7 +39,7 @@ TEST_CASE("the scrape carries the bridge's counters, by reason, code and session
     stats.mqtt_connected("bridge-b", false);
     for (int i = 0; i < 3; ++i) {
         stats.message_received(i == 0);
-        stats.message_forwarded(microseconds(1500), microseconds(1500));
+        stats.message_forwarded(microseconds(1500), microseconds(1500), microseconds(0));
     }
     stats.message_received(false);
     stats.duplicate_suppressed();
@@ -80,7 +80,7 @@ TEST_CASE("the send latency histogram is cumulative and places each sample in it
     BridgeStats stats;
     for (const int us : {100, 300, 300, 1000, 5000, 20000000}) {
         stats.message_received(false);
-        stats.message_forwarded(microseconds(us), microseconds(us));
+        stats.message_forwarded(microseconds(us), microseconds(us), microseconds(0));
     }
     const auto samples = samples_of(render_bridge_metrics(stats.figures()));
     const std::string bucket = "outpost_bridge_send_latency_seconds_bucket";
