@@ -1,7 +1,7 @@
 // The host programs the VM campaign runs to completion: mkfs.ext4 for a
 // fresh data disk, e2fsck to repair a superblock a cut tore and to judge a
-// file system the guest recovered, and
-// debugfs to copy the store's files out of a disk image without mounting it.
+// file system the guest recovered, and debugfs to copy the store's files
+// out of a disk image without mounting it.
 #ifndef OUTPOST_PROOF_VM_HOST_TOOLS_H
 #define OUTPOST_PROOF_VM_HOST_TOOLS_H
 

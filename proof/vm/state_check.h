@@ -2,9 +2,10 @@
 // state's disk (replayed from the recording's log, with the calls to retry
 // in its evidence region), boots one VM with them as virtio disks, and the
 // guest mounts each in turn with the real kernel and opens the store there
-// (guest/check.h); a state whose superblock a cut tore is first repaired with
-// e2fsck -y, as a gateway booting with fsck.repair=yes would. Then, on the host, for each state: e2fsck on what the
-// guest's kernel recovered, the store's files copied out, and the checker
+// (guest/check.h); a state whose superblock a cut tore is first repaired
+// with e2fsck -y, as a gateway booting with fsck.repair=yes would. Then, on
+// the host, for each state: e2fsck on what the guest's kernel recovered, the
+// store's files copied out, and the checker
 // (faults/checker.h) holding them against the evidence at the state's cut
 // plus the guest's own calls.
 #ifndef OUTPOST_PROOF_VM_STATE_CHECK_H

@@ -5,7 +5,6 @@
 
 #include <catch2/catch.hpp>
 #include <fstream>
-#include <iterator>
 
 #include "file_content.h"
 #include "proof/child.h"
