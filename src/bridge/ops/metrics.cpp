@@ -27,10 +27,9 @@ constexpr QuarantineReason kAllReasons[] = {
 constexpr int kFirstBoundLog2Us = 7;
 constexpr int kLastBoundLog2Us = 23;
 
-void render_latency(PrometheusText& out, const LatencyHistogram& latency) {
-    const char* name = "outpost_bridge_send_latency_seconds";
-    out.family(name, "histogram",
-               "Time from a message's first RocketMQ send to its SEND_OK, retries included.");
+void render_latency(PrometheusText& out, const char* name, const char* help,
+                    const LatencyHistogram& latency) {
+    out.family(name, "histogram", help);
     const std::string bucket = std::string(name) + "_bucket";
     for (int log2_us = kFirstBoundLog2Us; log2_us <= kLastBoundLog2Us; ++log2_us) {
         const std::chrono::microseconds bound(std::int64_t{1} << log2_us);
@@ -93,7 +92,13 @@ std::string render_bridge_metrics(const BridgeFigures& figures) {
                    PrometheusText::labels({{"code", label.code}, {"name", label.name}}), count);
     }
 
-    render_latency(out, figures.send_latency);
+    render_latency(out, "outpost_bridge_send_latency_seconds",
+                   "Time from a message's first RocketMQ send to its SEND_OK, retries included.",
+                   figures.send_latency);
+    render_latency(out, "outpost_bridge_wait_latency_seconds",
+                   "Time from a message's arrival from MQTT to its first RocketMQ send: a batch's "
+                   "linger and the requests sent before its own.",
+                   figures.wait_latency);
 
     out.family("outpost_bridge_mqtt_connected", "gauge",
                "1 while the MQTT session with this client id is connected.");

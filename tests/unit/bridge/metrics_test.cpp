@@ -75,12 +75,12 @@ TEST_CASE("the scrape carries the bridge's counters, by reason, code and session
     CHECK(samples.at("outpost_bridge_in_hand") == 1);
 }
 
-TEST_CASE("the send latency histogram is cumulative and places each sample in its bucket",
+TEST_CASE("the send and wait latency histograms are cumulative and place each sample in its bucket",
           "[bridge]") {
     BridgeStats stats;
     for (const int us : {100, 300, 300, 1000, 5000, 20000000}) {
         stats.message_received(false);
-        stats.message_forwarded(microseconds(us), microseconds(us), microseconds(0));
+        stats.message_forwarded(microseconds(us), microseconds(us + 2000), microseconds(2000));
     }
     const auto samples = samples_of(render_bridge_metrics(stats.figures()));
     const std::string bucket = "outpost_bridge_send_latency_seconds_bucket";
@@ -93,6 +93,12 @@ TEST_CASE("the send latency histogram is cumulative and places each sample in it
     CHECK(samples.at(bucket + "{le=\"+Inf\"}") == 6);
     CHECK(samples.at("outpost_bridge_send_latency_seconds_count") == 6);
     CHECK(samples.at("outpost_bridge_send_latency_seconds_sum") == Approx(20.0067));
+    // The wait before each send is a histogram of its own: 2 ms each here.
+    const std::string wait = "outpost_bridge_wait_latency_seconds_bucket";
+    CHECK(samples.at(wait + "{le=\"0.001024\"}") == 0);
+    CHECK(samples.at(wait + "{le=\"0.002048\"}") == 6);
+    CHECK(samples.at("outpost_bridge_wait_latency_seconds_count") == 6);
+    CHECK(samples.at("outpost_bridge_wait_latency_seconds_sum") == Approx(0.012));
     double previous = 0;
     std::stringstream text(render_bridge_metrics(stats.figures()));
     for (std::string line; std::getline(text, line);) {
