@@ -1,8 +1,27 @@
 #include "bridge/processes/figures_line.h"
 
+#include <cstdint>
+#include <utility>
+#include <vector>
+
 #include "common/child_report.h"
 
 namespace outpost::bridge {
+namespace {
+
+// A latency histogram as the line carries it: its sum and nonzero buckets.
+nlohmann::json histogram_json(const LatencyHistogram& histogram) {
+    return {{"sum_us", histogram.sum_us()}, {"buckets", histogram.nonzero_buckets()}};
+}
+
+// The histogram histogram_json() wrote; throws nlohmann::json's errors.
+LatencyHistogram histogram_from(const nlohmann::json& in) {
+    return LatencyHistogram::from_buckets(
+        in.at("buckets").get<std::vector<std::pair<int, std::uint64_t>>>(),
+        in.at("sum_us").get<std::uint64_t>());
+}
+
+}  // namespace
 
 std::string format_figures_line(const BridgeFigures& figures) {
     nlohmann::json line = {{"received", figures.received},
@@ -21,15 +40,9 @@ std::string format_figures_line(const BridgeFigures& figures) {
                            {"connects", figures.mqtt_connects},
                            {"sessions", figures.mqtt_sessions},
                            {"refused", figures.rocketmq_refused},
-                           {"latency",
-                            {{"sum_us", figures.send_latency.sum_us()},
-                             {"buckets", figures.send_latency.nonzero_buckets()}}},
-                           {"forward_latency",
-                            {{"sum_us", figures.forward_latency.sum_us()},
-                             {"buckets", figures.forward_latency.nonzero_buckets()}}},
-                           {"wait_latency",
-                            {{"sum_us", figures.wait_latency.sum_us()},
-                             {"buckets", figures.wait_latency.nonzero_buckets()}}}};
+                           {"latency", histogram_json(figures.send_latency)},
+                           {"forward_latency", histogram_json(figures.forward_latency)},
+                           {"wait_latency", histogram_json(figures.wait_latency)}};
     if (!figures.retired_sessions.empty()) {
         line["retired"] = retired_state_names(figures.retired_sessions);
     }
@@ -63,18 +76,9 @@ std::optional<BridgeFigures> parse_figures_line(std::string_view line) {
         figures.mqtt_connects = in.at("connects").get<std::uint64_t>();
         figures.mqtt_sessions = in.at("sessions").get<std::map<std::string, bool>>();
         figures.rocketmq_refused = in.at("refused").get<std::string>();
-        const nlohmann::json& latency = in.at("latency");
-        figures.send_latency = LatencyHistogram::from_buckets(
-            latency.at("buckets").get<std::vector<std::pair<int, std::uint64_t>>>(),
-            latency.at("sum_us").get<std::uint64_t>());
-        const nlohmann::json& forward = in.at("forward_latency");
-        figures.forward_latency = LatencyHistogram::from_buckets(
-            forward.at("buckets").get<std::vector<std::pair<int, std::uint64_t>>>(),
-            forward.at("sum_us").get<std::uint64_t>());
-        const nlohmann::json& wait = in.at("wait_latency");
-        figures.wait_latency = LatencyHistogram::from_buckets(
-            wait.at("buckets").get<std::vector<std::pair<int, std::uint64_t>>>(),
-            wait.at("sum_us").get<std::uint64_t>());
+        figures.send_latency = histogram_from(in.at("latency"));
+        figures.forward_latency = histogram_from(in.at("forward_latency"));
+        figures.wait_latency = histogram_from(in.at("wait_latency"));
         if (in.contains("retired")) {
             for (const auto& [client_id, name] :
                  in.at("retired").get<std::map<std::string, std::string>>()) {
