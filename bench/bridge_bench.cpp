@@ -42,8 +42,8 @@
 // and a "paced_latency" line of its own), beside its parts: the wait from
 // arrival to the request's first attempt (wait_latency_ms, the bridge's
 // own: "batch_wait_p99_ms") and the send (send_latency_ms, the broker's
-// answer to a request). --paced-rate=R paces at R msg/s
-// instead, to compare bridges at the same load.
+// answer to a request). --paced-rate=R paces at R msg/s instead, to
+// compare bridges at the same load.
 //
 // CPU figures (process_cpu.h), per pair: `producer_cpu_us_per_msg` and
 // `bridge_cpu_us_per_msg` are CPU microseconds per message of each process

@@ -5,9 +5,8 @@
 // (guest/check.h); a state whose superblock a cut tore is first repaired
 // with e2fsck -y, as a gateway booting with fsck.repair=yes would. Then, on
 // the host, for each state: e2fsck on what the guest's kernel recovered, the
-// store's files copied out, and the checker
-// (faults/checker.h) holding them against the evidence at the state's cut
-// plus the guest's own calls.
+// store's files copied out, and the checker (faults/checker.h) holding them
+// against the evidence at the state's cut plus the guest's own calls.
 #ifndef OUTPOST_PROOF_VM_STATE_CHECK_H
 #define OUTPOST_PROOF_VM_STATE_CHECK_H
 
