@@ -42,7 +42,12 @@
 // and a "paced_latency" line of its own), beside its parts: the wait from
 // arrival to the request's first attempt (wait_latency_ms, the bridge's
 // own: "batch_wait_p99_ms") and the send (send_latency_ms, the broker's
-// answer to a request). --paced-rate=R paces at R msg/s instead, to
+// answer to a request). Beside them, in the same line, the raw limit at
+// that pace (paced_producer.h): our producer with no MQTT leg, grouping the
+// same envelopes per queue with the same linger and batch size, sending one
+// request at a time as the bridge does ("raw_one_at_a_time", its forward
+// p99 also "raw_paced_p99_ms" in the last line) and each queue's requests
+// on their own ("raw_at_once"). --paced-rate=R paces at R msg/s instead, to
 // compare bridges at the same load.
 //
 // CPU figures (process_cpu.h), per pair: `producer_cpu_us_per_msg` and
@@ -106,6 +111,7 @@
 #include "delay_proxy.h"
 #include "java_producer.h"
 #include "mosquitto_fixture.h"
+#include "paced_producer.h"
 #include "process_cpu.h"
 #include "rocketmq/broker_durability.h"
 #include "rocketmq/producer.h"
@@ -567,6 +573,36 @@ double round2(double value) {
     return std::round(value * 100) / 100;
 }
 
+// The raw limit of the paced run (paced_producer.h): our producer sends
+// `count` envelopes of the same shape at `rate`, grouped per queue with the
+// bridge's linger and batch size, from `senders` threads (1: one request at
+// a time, as the bridge; more: each queue's requests on their own). Its
+// percentiles are exact, where the bridge's status gives bucket bounds
+// (quarter octaves, up to 19 % above). Null on a failed send.
+nlohmann::json paced_raw_limit(rocketmq::Producer& producer, const std::string& topic, int count,
+                               double rate, const Args& args, int batch, int senders,
+                               pid_t broker_pid) {
+    std::vector<bench::PacedMessage> messages;
+    for (const Envelope& envelope : make_envelopes("gw-paced-raw", count, args.devices)) {
+        messages.push_back({envelope.device, envelope.event_id, envelope.payload});
+    }
+    const bench::PacedFigures figures = bench::run_paced_producer(
+        producer, topic, messages, rate, std::chrono::milliseconds(args.linger_ms),
+        static_cast<std::size_t>(batch), senders, broker_pid);
+    if (!figures.ok) return nullptr;
+    const auto ms = [](const std::vector<double>& samples, double fraction) {
+        return round2(bench::percentile(samples, fraction));
+    };
+    return {{"forward_p50_ms", ms(figures.forward_ms, 0.5)},
+            {"forward_p99_ms", ms(figures.forward_ms, 0.99)},
+            {"wait_p99_ms", ms(figures.wait_ms, 0.99)},
+            {"send_p50_ms", ms(figures.send_ms, 0.5)},
+            {"send_p99_ms", ms(figures.send_ms, 0.99)},
+            {"msgs_per_request", round2(static_cast<double>(figures.forward_ms.size()) /
+                                        std::max<std::size_t>(1, figures.send_ms.size()))},
+            {"cpu_us_per_msg", figures.cpu["per_msg"]}};
+}
+
 struct Results {
     std::vector<double> producer_rates, bridge_rates, ratios, speedups, producer_latencies;
     // CPU µs per message, all processes of the side, and cores busy.
@@ -831,6 +867,7 @@ int main(int argc, char** argv) {
         }
         nlohmann::json added_p99 = nullptr;
         nlohmann::json wait_p99 = nullptr;
+        nlohmann::json raw_p99 = nullptr;
         if (args.paced_s > 0) {
             const double rate = args.paced_rate > 0 ? args.paced_rate
                                                     : bench::median(batch->bridge_rates) / 2;
@@ -844,6 +881,14 @@ int main(int argc, char** argv) {
             if (status.is_null()) return 1;
             added_p99 = status["forward_latency_ms"]["p99"];
             wait_p99 = status["wait_latency_ms"]["p99"];
+            rocketmq::Producer& raw = *producers[batch_setup];
+            const pid_t broker_pid = rocketmq.broker_pid();
+            const nlohmann::json one_at_a_time =
+                paced_raw_limit(raw, topic + "_raw", count, rate, args, batch_size, 1, broker_pid);
+            const nlohmann::json at_once =
+                paced_raw_limit(raw, topic + "_raw", count, rate, args, batch_size, 64, broker_pid);
+            if (one_at_a_time.is_null() || at_once.is_null()) return 1;
+            raw_p99 = one_at_a_time["forward_p99_ms"];
             std::printf("%s\n", nlohmann::json{{"bench", "bridge"},
                                                {"scenario", "paced_latency"},
                                                {"batch", batch_size},
@@ -859,6 +904,8 @@ int main(int argc, char** argv) {
                                                {"batches", status["batches"]},
                                                {"batched", status["batched"]},
                                                {"target_p99_ms", args.linger_ms + 5},
+                                               {"raw_one_at_a_time", one_at_a_time},
+                                               {"raw_at_once", at_once},
                                                {"load1", bench::load_average_1m()}}
                                     .dump()
                                     .c_str());
@@ -887,6 +934,7 @@ int main(int argc, char** argv) {
                 {"batch_added_p99_ms", added_p99},
                 {"batch_added_p99_target_ms", args.linger_ms + 5},
                 {"batch_wait_p99_ms", wait_p99},
+                {"raw_paced_p99_ms", raw_p99},
                 {"load1_at_end", bench::load_average_1m()}}
                 .dump()
                 .c_str());
