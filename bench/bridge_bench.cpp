@@ -576,7 +576,8 @@ double round2(double value) {
 // The raw limit of the paced run (paced_producer.h): our producer sends
 // `count` envelopes of the same shape at `rate`, grouped per queue with the
 // bridge's linger and batch size, from `senders` threads (1: one request at
-// a time, as the bridge; more: each queue's requests on their own). Its
+// a time, as the bridge; bench::kThreadPerQueue: each queue's requests on
+// their own). Its
 // percentiles are exact, where the bridge's status gives bucket bounds
 // (quarter octaves, up to 19 % above). Null on a failed send.
 nlohmann::json paced_raw_limit(rocketmq::Producer& producer, const std::string& topic, int count,
@@ -886,7 +887,8 @@ int main(int argc, char** argv) {
             const nlohmann::json one_at_a_time =
                 paced_raw_limit(raw, topic + "_raw", count, rate, args, batch_size, 1, broker_pid);
             const nlohmann::json at_once =
-                paced_raw_limit(raw, topic + "_raw", count, rate, args, batch_size, 64, broker_pid);
+                paced_raw_limit(raw, topic + "_raw", count, rate, args, batch_size,
+                                bench::kThreadPerQueue, broker_pid);
             if (one_at_a_time.is_null() || at_once.is_null()) return 1;
             raw_p99 = one_at_a_time["forward_p99_ms"];
             std::printf("%s\n", nlohmann::json{{"bench", "bridge"},

@@ -9,8 +9,9 @@
 //  - senders = 1 is the bridge's own rule (one request at a time for every
 //    queue), so its latency is what that rule gets from this broker at this
 //    pace without the bridge's costs;
-//  - senders = the topic's queue count sends every queue's batch as soon as it
-//    is due, requests of different queues at once: what that other rule gets.
+//  - senders = kThreadPerQueue gives every queue a thread of its own, so each
+//    queue's batch goes as soon as it is due, requests of different queues
+//    at once: what that other rule gets.
 // A message's arrival is its place in the pace (start + i / rate), not when a
 // thread saw it, so a thread busy with a request does not hide its wait.
 #ifndef OUTPOST_BENCH_PACED_PRODUCER_H
@@ -32,6 +33,9 @@
 #include "rocketmq/producer.h"
 
 namespace outpost::bench {
+
+// `senders` for a thread per destination queue.
+constexpr int kThreadPerQueue = 0;
 
 struct PacedMessage {
     std::string device;  // sharding key
@@ -76,7 +80,7 @@ inline bool send_share(rocketmq::Producer& producer, const std::string& topic,
             open[queue_of[mine[next]]].push_back({mine[next], arrival(mine[next])});
             ++next;
         }
-        // The due group: a full one, else the one whose oldest waited longest.
+        // The due group (full, or its oldest waited linger) whose oldest came first.
         auto due = open.end();
         for (auto it = open.begin(); it != open.end(); ++it) {
             const bool full = it->second.size() >= max_batch;
@@ -141,7 +145,8 @@ inline PacedFigures run_paced_producer(rocketmq::Producer& producer, const std::
         const std::string name = queue->broker_name + "/" + std::to_string(queue->queue_id);
         queue_of[i] = queue_ids.emplace(name, static_cast<int>(queue_ids.size())).first->second;
     }
-    const int threads = std::max(1, std::min<int>(senders, static_cast<int>(queue_ids.size())));
+    const int queues = std::max(1, static_cast<int>(queue_ids.size()));
+    const int threads = senders == kThreadPerQueue ? queues : std::clamp(senders, 1, queues);
     std::vector<std::vector<std::size_t>> shares(threads);
     for (std::size_t i = 0; i < messages.size(); ++i) shares[queue_of[i] % threads].push_back(i);
     std::vector<PacedFigures> own(threads);
