@@ -577,9 +577,8 @@ double round2(double value) {
 // `count` envelopes of the same shape at `rate`, grouped per queue with the
 // bridge's linger and batch size, from `senders` threads (1: one request at
 // a time, as the bridge; bench::kThreadPerQueue: each queue's requests on
-// their own). Its
-// percentiles are exact, where the bridge's status gives bucket bounds
-// (quarter octaves, up to 19 % above). Null on a failed send.
+// their own). Its percentiles are exact, where the bridge's status gives
+// bucket bounds (quarter octaves, up to 19 % above). Null on a failed send.
 nlohmann::json paced_raw_limit(rocketmq::Producer& producer, const std::string& topic, int count,
                                double rate, const Args& args, int batch, int senders,
                                pid_t broker_pid) {
